@@ -1,0 +1,55 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import { registerApiGuard } from './http/api-guard.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { formatValidationError, validatorCompiler } from './http/validation.js';
+import apiKeyRoutes from './routes/api-keys.js';
+import domainRoutes from './routes/domains.js';
+import healthRoutes from './routes/health.js';
+import logRoutes from './routes/logs.js';
+import sendRoutes from './routes/send.js';
+import type { Services } from './services/index.js';
+
+/** HTML bodies can be large; this bounds what one request may make us buffer. */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}
+
+export type App = FastifyInstance;
+
+export interface AppOptions {
+  config: Config;
+  services: Services;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** The whole HTTP API as one Fastify instance; `server.ts` only boots it, tests `inject` into it. */
+export async function buildApp({ config, services, logger }: AppOptions): Promise<App> {
+  const app = Fastify({
+    logger: logger ?? { level: config.logLevel, redact: ['req.headers["x-api-key"]'] },
+    bodyLimit: MAX_BODY_BYTES,
+    trustProxy: config.trustProxy,
+    schemaErrorFormatter: formatValidationError,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.decorate('services', services);
+  registerErrorHandling(app);
+  registerApiGuard(app, {
+    authenticate: (key) => services.apiKeys.authenticate(key),
+    rateLimiter: services.rateLimiter,
+    limits: config.rateLimits,
+  });
+
+  await app.register(healthRoutes);
+  await app.register(sendRoutes);
+  await app.register(logRoutes);
+  await app.register(domainRoutes);
+  await app.register(apiKeyRoutes);
+  return app;
+}

@@ -1,0 +1,109 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrator.js';
+import { AppError } from './errors.js';
+import { createStore } from './repositories/index.js';
+import { openMigratedDatabase, startServer } from './server.js';
+import { createServices } from './services/index.js';
+
+const HELP = `Usage: mailroom <command> [options]
+
+Commands:
+  serve                                  Run the HTTP API (migrations are applied first)
+  migrate                                Apply pending database migrations and exit
+  workspace create --name NAME [--json]  Create a workspace and its first API key
+  api-key create --workspace ID --name NAME [--json]
+                                         Create another API key for a workspace
+  help                                   Show this help
+
+Configuration is read from the environment; see .env.example.
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      workspace: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const command = positionals.join(' ');
+  if (values.help || command === '' || command === 'help') {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const config = loadConfig();
+
+  switch (command) {
+    case 'serve': {
+      const app = await startServer(config);
+      const stop = (signal: string) => {
+        app.log.info({ signal }, 'shutting down');
+        app.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+      return -1;
+    }
+    case 'migrate': {
+      const db = openDatabase(config);
+      try {
+        const applied = await migrateToLatest(db);
+        process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date\n');
+      } finally {
+        await db.destroy();
+      }
+      return 0;
+    }
+    case 'workspace create':
+    case 'api-key create': {
+      const db = await openMigratedDatabase(config);
+      try {
+        const workspaces = createServices(createStore(db), config).workspaces;
+        if (command === 'workspace create') {
+          const created = await workspaces.create(required(values.name, '--name'));
+          process.stdout.write(
+            values.json
+              ? // Spaced exactly as DESIGN.md shows it; any JSON parser reads it too.
+                `{"workspace_id": ${JSON.stringify(created.workspace_id)}, "api_key": ${JSON.stringify(created.api_key)}}\n`
+              : `Workspace ${created.workspace_id} created.\nAPI key (shown only now): ${created.api_key}\n`,
+          );
+        } else {
+          const key = await workspaces.createKey(required(values.workspace, '--workspace'), required(values.name, '--name'));
+          process.stdout.write(values.json ? `${JSON.stringify(key)}\n` : `API key ${key.id} created.\nAPI key (shown only now): ${key.key}\n`);
+        }
+      } finally {
+        await db.destroy();
+      }
+      return 0;
+    }
+    default:
+      process.stderr.write(`Unknown command: ${command}\n\n${HELP}`);
+      return 2;
+  }
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (value === undefined) throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+class UsageError extends Error {}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    const known = error instanceof ConfigError || error instanceof AppError || error instanceof UsageError;
+    process.stderr.write(`mailroom: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`);
+    process.exitCode = error instanceof UsageError ? 2 : 1;
+  },
+);

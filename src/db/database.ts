@@ -1,0 +1,24 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Config } from '../config.js';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+
+/**
+ * Opens the store named by the configuration. Today that is the embedded
+ * SQLite file; a PostgreSQL dialect slots in here and nowhere else.
+ */
+export function openDatabase(config: Pick<Config, 'dataDir'>): Db {
+  mkdirSync(config.dataDir, { recursive: true });
+  const sqlite = new SQLite(join(config.dataDir, 'mailroom.db'));
+  // WAL lets readers run beside the writer; NORMAL syncs at checkpoints, so a
+  // committed transaction survives a process crash (not a power cut).
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+}

@@ -1,0 +1,110 @@
+import type { Generated } from 'kysely';
+
+/** Table shapes as Kysely sees them. Timestamps are ISO 8601 UTC strings. */
+export interface Database {
+  workspaces: WorkspacesTable;
+  api_keys: ApiKeysTable;
+  domains: DomainsTable;
+  messages: MessagesTable;
+  log_entries: LogEntriesTable;
+  log_counters: LogCountersTable;
+  suppressions: SuppressionsTable;
+  delivery_jobs: DeliveryJobsTable;
+}
+
+export interface WorkspacesTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** SHA-256 of the full key, hex. The key itself is never stored. */
+  key_hash: string;
+  masked_key: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface DomainsTable {
+  id: string;
+  workspace_id: string;
+  domain: string;
+  status: 'pending' | 'verified' | 'failed';
+  dkim_selector: string;
+  dkim_private_key: string;
+  /** Base64 SubjectPublicKeyInfo, the `p=` value of the DKIM record. */
+  dkim_public_key: string;
+  return_path_domain: string;
+  verification_error: string | null;
+  created_at: string;
+  verified_at: string | null;
+  last_checked_at: string | null;
+}
+
+export interface MessagesTable {
+  id: string;
+  workspace_id: string;
+  /** The From header as given, display name included. */
+  from_email: string;
+  from_address: string;
+  reply_to: string | null;
+  subject: string;
+  html: string | null;
+  text: string | null;
+  /** JSON array of {name, address}, in request order. */
+  recipients: string;
+  created_at: string;
+}
+
+export type LogType = 'send' | 'bounce' | 'complaint';
+export type LogStatus = 'sent' | 'delivered' | 'bounced' | 'complained' | 'suppressed' | 'failed';
+
+export interface LogEntriesTable {
+  id: string;
+  workspace_id: string;
+  message_id: string;
+  type: LogType;
+  status: LogStatus;
+  recipient: string;
+  from_email: string;
+  subject: string;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Number of log entries per (workspace, type, status), kept as entries are written and moved. */
+export interface LogCountersTable {
+  workspace_id: string;
+  type: LogType;
+  status: LogStatus;
+  count: number;
+}
+
+export interface SuppressionsTable {
+  workspace_id: string;
+  /** Lower-cased address. */
+  email: string;
+  reason: string;
+  source_message_id: string | null;
+  created_at: string;
+}
+
+/** The outbox: one row per accepted message, written with its log entries, claimed by the worker. */
+export interface DeliveryJobsTable {
+  id: string;
+  message_id: string;
+  workspace_id: string;
+  state: 'pending' | 'done';
+  attempts: Generated<number>;
+  available_at: string;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}

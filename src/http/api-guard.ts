@@ -1,0 +1,59 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import { RateLimitError, UnauthorizedError } from '../errors.js';
+import type { AuthenticatedKey } from '../services/api-key-service.js';
+import type { RateLimiter } from '../services/rate-limiter.js';
+
+export const HEALTH_PATH = '/v1/health/check';
+
+export type RateLimitClass = 'send' | 'other';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthenticatedKey | null;
+  }
+  interface FastifyContextConfig {
+    /** Which per-key budget a route draws on; `other` when unset. */
+    rateLimitClass?: RateLimitClass;
+  }
+}
+
+interface GuardDeps {
+  authenticate(key: string | undefined): Promise<AuthenticatedKey | null>;
+  rateLimiter: RateLimiter;
+  limits: Config['rateLimits'];
+}
+
+/**
+ * Every `/v1` request but the health check: identify the key, count the request
+ * against its budget (or, without a valid key, against the client address, so
+ * keys cannot be guessed at speed), report the budget in headers, then refuse
+ * or let through.
+ */
+export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
+  app.decorateRequest('auth', null);
+  app.addHook('onRequest', async (request, reply) => {
+    const path = request.url.split('?')[0]!;
+    if (!path.startsWith('/v1/') || path === HEALTH_PATH) return;
+
+    const header = request.headers['x-api-key'];
+    const auth = await deps.authenticate(typeof header === 'string' ? header : undefined);
+    const limitClass: RateLimitClass = request.routeOptions.config?.rateLimitClass ?? 'other';
+    const decision = auth
+      ? await deps.rateLimiter.consume(`key:${auth.keyId}:${limitClass}`, limitClass === 'send' ? deps.limits.sendPerMinute : deps.limits.otherPerMinute)
+      : await deps.rateLimiter.consume(`ip:${request.ip}`, deps.limits.otherPerMinute);
+
+    reply.header('X-RateLimit-Limit', decision.limit);
+    reply.header('X-RateLimit-Remaining', decision.remaining);
+    reply.header('X-RateLimit-Reset', decision.resetAt);
+    if (!decision.allowed) throw new RateLimitError(Math.max(1, decision.resetAt - Math.floor(Date.now() / 1000)));
+    if (!auth) throw new UnauthorizedError();
+    request.auth = auth;
+  });
+}
+
+/** The workspace the request acts for; the guard has already refused requests without one. */
+export function workspaceOf(request: FastifyRequest): string {
+  if (!request.auth) throw new UnauthorizedError();
+  return request.auth.workspaceId;
+}

@@ -1,0 +1,55 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError, RateLimitError } from '../errors.js';
+import { fail } from './envelope.js';
+
+/** Messages for the client errors Fastify itself raises while reading a request. */
+const FASTIFY_CLIENT_ERRORS: Record<string, string> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'Request body is too large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Content-Type must be application/json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'Request body must not be empty when Content-Type is application/json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'Request body is not valid JSON',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the request body',
+};
+
+/**
+ * The one place that maps errors to HTTP statuses and the envelope. Domain
+ * errors carry their status; anything unexpected is logged and answered with
+ * a generic 500, never with its own message or stack.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof AppError) {
+      if (error instanceof RateLimitError) reply.header('Retry-After', error.retryAfterSeconds);
+      return reply.code(error.statusCode).send(fail(error.message));
+    }
+    if (error.validation) return reply.code(400).send(fail(error.message));
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      const message =
+        FASTIFY_CLIENT_ERRORS[error.code] ?? (error instanceof SyntaxError ? FASTIFY_CLIENT_ERRORS.FST_ERR_CTP_INVALID_JSON_BODY! : 'Bad request');
+      return reply.code(status).send(fail(message));
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send(fail('Internal server error'));
+  });
+
+  // Remember every route's path pattern, so a known path with the wrong method answers 405, not 404.
+  const routes: { pattern: RegExp; methods: Set<string> }[] = [];
+  app.addHook('onRoute', (route) => {
+    const pattern = new RegExp(`^${route.url.replace(/:[^/]+/g, '[^/]+')}/?$`);
+    const methods = [route.method].flat();
+    const existing = routes.find((r) => r.pattern.source === pattern.source);
+    if (existing) methods.forEach((m) => existing.methods.add(m));
+    else routes.push({ pattern, methods: new Set(methods) });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const route = routes.find((r) => r.pattern.test(path));
+    if (route) {
+      reply.header('Allow', [...route.methods].join(', '));
+      return reply.code(405).send(fail(`Method ${request.method} is not allowed on ${path}`));
+    }
+    return reply.code(404).send(fail(`No route for ${request.method} ${path}`));
+  });
+}

@@ -1,0 +1,61 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import type { FastifySchemaCompiler } from 'fastify';
+
+/**
+ * Bodies are validated strictly (no type coercion, unknown fields refused so a
+ * typo such as `form_email` or an unsupported `cc` is not silently dropped);
+ * query strings and path parameters are text on the wire, so they are coerced.
+ */
+const bodyAjv = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false, strict: false });
+const queryAjv = new Ajv({ coerceTypes: true, removeAdditional: false, useDefaults: true, allErrors: false, strict: false });
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema as object);
+
+const PART_NAMES: Record<string, string> = { body: 'The request body', querystring: 'The query string', params: 'The path' };
+
+/** Turns the first schema error into one sentence that names the field. */
+export function formatValidationError(errors: ErrorObject[], dataVar: string): Error {
+  const error = errors[0];
+  if (!error) return new Error('The request is not valid');
+  const base = error.instancePath
+    .split('/')
+    .slice(1)
+    .reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '');
+  const child = (property: string) => (base ? `${base}.${property}` : property);
+  const field = base || PART_NAMES[dataVar] || dataVar;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return new Error(`${child(String(params.missingProperty))} is required`);
+    case 'additionalProperties':
+      return new Error(`${child(String(params.additionalProperty))} is not a supported field`);
+    case 'type':
+      return new Error(`${field} must be ${article(String(params.type))}`);
+    case 'minimum':
+      return new Error(`${field} must be at least ${String(params.limit)}`);
+    case 'maximum':
+      return new Error(`${field} must be at most ${String(params.limit)}`);
+    case 'minLength':
+      return new Error(params.limit === 1 ? `${field} must not be empty` : `${field} must be at least ${String(params.limit)} characters long`);
+    case 'maxLength':
+      return new Error(`${field} must be at most ${String(params.limit)} characters long`);
+    case 'enum':
+      return new Error(`${field} must be one of ${(params.allowedValues as unknown[]).join(', ')}`);
+    default:
+      return new Error(`${field} ${error.message ?? 'is not valid'}`);
+  }
+}
+
+function article(type: string): string {
+  const names: Record<string, string> = {
+    object: 'a JSON object',
+    array: 'an array',
+    integer: 'an integer',
+    string: 'a string',
+    number: 'a number',
+    boolean: 'a boolean',
+    'string,null': 'a string',
+  };
+  return names[type] ?? `of type ${type}`;
+}

@@ -1,0 +1,36 @@
+import type { Db } from '../db/database.js';
+import type { ApiKeysTable } from '../db/schema.js';
+
+export type ApiKeyRow = ApiKeysTable;
+export type ApiKeyListRow = Omit<ApiKeysTable, 'key_hash' | 'workspace_id'>;
+
+export function createApiKeysRepository(db: Db) {
+  return {
+    async insert(row: ApiKeyRow): Promise<void> {
+      await db.insertInto('api_keys').values(row).execute();
+    },
+    async findByHash(keyHash: string): Promise<Pick<ApiKeyRow, 'id' | 'workspace_id' | 'key_hash' | 'last_used_at'> | undefined> {
+      return db
+        .selectFrom('api_keys')
+        .select(['id', 'workspace_id', 'key_hash', 'last_used_at'])
+        .where('key_hash', '=', keyHash)
+        .executeTakeFirst();
+    },
+    async listByWorkspace(workspaceId: string): Promise<ApiKeyListRow[]> {
+      return db
+        .selectFrom('api_keys')
+        .select(['id', 'name', 'masked_key', 'created_at', 'last_used_at'])
+        .where('workspace_id', '=', workspaceId)
+        .orderBy('id', 'desc')
+        .execute();
+    },
+    /** Returns whether a key of that workspace was deleted. */
+    async delete(workspaceId: string, id: string): Promise<boolean> {
+      const result = await db.deleteFrom('api_keys').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+    async touch(id: string, at: string): Promise<void> {
+      await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+    },
+  };
+}

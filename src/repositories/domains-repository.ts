@@ -1,0 +1,34 @@
+import type { Db } from '../db/database.js';
+import type { DomainsTable } from '../db/schema.js';
+
+export type DomainRow = DomainsTable;
+export type DomainVerificationUpdate = Pick<DomainRow, 'status' | 'verification_error' | 'verified_at' | 'last_checked_at'>;
+
+export function createDomainsRepository(db: Db) {
+  return {
+    async insert(row: DomainRow): Promise<void> {
+      await db.insertInto('domains').values(row).execute();
+    },
+    async listByWorkspace(workspaceId: string): Promise<DomainRow[]> {
+      return db.selectFrom('domains').selectAll().where('workspace_id', '=', workspaceId).orderBy('id', 'desc').execute();
+    },
+    async findById(workspaceId: string, id: string): Promise<DomainRow | undefined> {
+      return db.selectFrom('domains').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+    },
+    async findByName(workspaceId: string, domain: string): Promise<DomainRow | undefined> {
+      return db
+        .selectFrom('domains')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('domain', '=', domain)
+        .executeTakeFirst();
+    },
+    async updateVerification(id: string, update: DomainVerificationUpdate): Promise<void> {
+      await db.updateTable('domains').set(update).where('id', '=', id).execute();
+    },
+    async delete(workspaceId: string, id: string): Promise<boolean> {
+      const result = await db.deleteFrom('domains').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+  };
+}

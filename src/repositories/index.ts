@@ -1,0 +1,32 @@
+import type { Db } from '../db/database.js';
+import { createApiKeysRepository } from './api-keys-repository.js';
+import { createDomainsRepository } from './domains-repository.js';
+import { createLogsRepository } from './logs-repository.js';
+import { createMessagesRepository } from './messages-repository.js';
+import { createSuppressionsRepository } from './suppressions-repository.js';
+import { createWorkspacesRepository } from './workspaces-repository.js';
+
+function bind(db: Db) {
+  return {
+    workspaces: createWorkspacesRepository(db),
+    apiKeys: createApiKeysRepository(db),
+    domains: createDomainsRepository(db),
+    logs: createLogsRepository(db),
+    messages: createMessagesRepository(db),
+    suppressions: createSuppressionsRepository(db),
+  };
+}
+
+export type Repositories = ReturnType<typeof bind>;
+
+export interface Store extends Repositories {
+  /** Runs `work` with repositories bound to one transaction: all of it commits, or none. */
+  transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
+}
+
+export function createStore(db: Db): Store {
+  return {
+    ...bind(db),
+    transaction: (work) => db.transaction().execute((trx) => work(bind(trx))),
+  };
+}

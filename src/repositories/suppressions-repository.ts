@@ -1,0 +1,25 @@
+import type { Db } from '../db/database.js';
+import type { SuppressionsTable } from '../db/schema.js';
+
+export function createSuppressionsRepository(db: Db) {
+  return {
+    /** Of the given lower-cased addresses, those on the workspace's suppression list. */
+    async findSuppressed(workspaceId: string, emails: string[]): Promise<Map<string, string>> {
+      if (emails.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('suppressions')
+        .select(['email', 'reason'])
+        .where('workspace_id', '=', workspaceId)
+        .where('email', 'in', emails)
+        .execute();
+      return new Map(rows.map((r) => [r.email, r.reason]));
+    },
+    async add(row: SuppressionsTable): Promise<void> {
+      await db
+        .insertInto('suppressions')
+        .values(row)
+        .onConflict((oc) => oc.columns(['workspace_id', 'email']).doNothing())
+        .execute();
+    },
+  };
+}

@@ -1,0 +1,23 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { workspaceOf } from '../http/api-guard.js';
+import { ok } from '../http/envelope.js';
+
+const ApiKeyBody = Type.Object({ name: Type.String() }, { additionalProperties: false });
+const IdParams = Type.Object({ id: Type.String() });
+
+const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const apiKeys = app.services.apiKeys;
+
+  app.get('/v1/api-keys', async (request) => ok(await apiKeys.list(workspaceOf(request))));
+
+  app.post('/v1/api-keys', { schema: { body: ApiKeyBody } }, async (request, reply) =>
+    reply.code(201).send(ok(await apiKeys.create(workspaceOf(request), request.body.name))),
+  );
+
+  app.delete('/v1/api-keys/:id', { schema: { params: IdParams } }, async (request) =>
+    ok(await apiKeys.remove(workspaceOf(request), request.params.id)),
+  );
+};
+
+export default apiKeyRoutes;

@@ -1,0 +1,126 @@
+import type { Config } from '../config.js';
+import { ConflictError, NotFoundError } from '../errors.js';
+import { newId, nowIso } from '../ids.js';
+import type { DomainRow, DomainVerificationUpdate } from '../repositories/domains-repository.js';
+import type { Store } from '../repositories/index.js';
+import { generateDkimKeyPair } from './dkim-keys.js';
+import { dkimRecordName, dnsRecordsFor, RETURN_PATH_LABEL, type DnsRecord } from './dns-records.js';
+import type { DnsVerifier, TxtLookup } from './dns-verifier.js';
+import { normalizeDomainName } from './domain-name.js';
+
+export interface DomainSummary {
+  id: string;
+  domain: string;
+  status: DomainRow['status'];
+  created_at: string;
+}
+
+export interface DomainDetail extends DomainSummary {
+  verified_at: string | null;
+  last_checked_at: string | null;
+  /** Why the last verification did not succeed; null once verified. */
+  error: string | null;
+  records: DnsRecord[];
+}
+
+export function createDomainService(store: Store, dns: DnsVerifier, config: Pick<Config, 'mailHostname' | 'spfInclude'>) {
+  const summary = (row: DomainRow): DomainSummary => ({ id: row.id, domain: row.domain, status: row.status, created_at: row.created_at });
+  const detail = (row: DomainRow): DomainDetail => ({
+    ...summary(row),
+    verified_at: row.verified_at,
+    last_checked_at: row.last_checked_at,
+    error: row.verification_error,
+    records: dnsRecordsFor(row, config),
+  });
+
+  async function findOrThrow(workspaceId: string, id: string): Promise<DomainRow> {
+    const row = await store.domains.findById(workspaceId, id);
+    if (!row) throw new NotFoundError('Domain not found');
+    return row;
+  }
+
+  return {
+    async add(workspaceId: string, input: string): Promise<DomainDetail> {
+      const domain = normalizeDomainName(input);
+      const duplicate = () => new ConflictError(`Domain ${domain} already exists in this workspace`);
+      if (await store.domains.findByName(workspaceId, domain)) throw duplicate();
+      const key = await generateDkimKeyPair();
+      const row: DomainRow = {
+        id: newId('dom'),
+        workspace_id: workspaceId,
+        domain,
+        status: 'pending',
+        dkim_selector: key.selector,
+        dkim_private_key: key.privateKeyPem,
+        dkim_public_key: key.publicKeyBase64,
+        return_path_domain: `${RETURN_PATH_LABEL}.${domain}`,
+        verification_error: null,
+        created_at: nowIso(),
+        verified_at: null,
+        last_checked_at: null,
+      };
+      try {
+        await store.domains.insert(row);
+      } catch (error) {
+        // Two concurrent adds of one name: the unique constraint decides, the loser gets the same 409.
+        if (await store.domains.findByName(workspaceId, domain)) throw duplicate();
+        throw error;
+      }
+      return detail(row);
+    },
+
+    async list(workspaceId: string): Promise<DomainSummary[]> {
+      return (await store.domains.listByWorkspace(workspaceId)).map(summary);
+    },
+
+    async get(workspaceId: string, id: string): Promise<DomainDetail> {
+      return detail(await findOrThrow(workspaceId, id));
+    },
+
+    async remove(workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
+      if (!(await store.domains.delete(workspaceId, id))) throw new NotFoundError('Domain not found');
+      return { id, deleted: true };
+    },
+
+    /** Looks the DKIM record up over DNS; the domain is `verified` only when it carries this domain's key. */
+    async verify(workspaceId: string, id: string): Promise<DomainDetail> {
+      const row = await findOrThrow(workspaceId, id);
+      const name = dkimRecordName(row);
+      const update = judgeDkimRecord(row, name, await dns.lookupTxt(name), nowIso());
+      await store.domains.updateVerification(row.id, update);
+      return detail({ ...row, ...update });
+    },
+  };
+}
+
+function judgeDkimRecord(row: DomainRow, name: string, lookup: TxtLookup, now: string): DomainVerificationUpdate {
+  const checked = { last_checked_at: now };
+  if (lookup.kind === 'error') {
+    // A resolver failure says nothing about the record: keep the status, report why.
+    return { ...checked, status: row.status, verified_at: row.verified_at, verification_error: `DNS lookup of ${name} failed (${lookup.code}); try again later` };
+  }
+  const dkimRecords = lookup.kind === 'found' ? lookup.records.map(parseTags).filter((tags) => tags.has('p')) : [];
+  if (dkimRecords.length === 0) {
+    return { ...checked, status: 'pending', verified_at: null, verification_error: `No DKIM record found at ${name}; publish the TXT record listed in records` };
+  }
+  const matches = dkimRecords.some(
+    (tags) =>
+      (tags.get('p') ?? '').replace(/\s+/g, '') === row.dkim_public_key &&
+      (tags.get('v') ?? 'DKIM1') === 'DKIM1' &&
+      (tags.get('k') ?? 'rsa').toLowerCase() === 'rsa',
+  );
+  if (!matches) {
+    return { ...checked, status: 'failed', verified_at: null, verification_error: `The DKIM record at ${name} does not match this domain's key; publish the value listed in records` };
+  }
+  return { ...checked, status: 'verified', verified_at: row.verified_at ?? now, verification_error: null };
+}
+
+/** `v=DKIM1; k=rsa; p=…` into a tag map (RFC 6376 §3.2). */
+function parseTags(record: string): Map<string, string> {
+  const tags = new Map<string, string>();
+  for (const part of record.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0) tags.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+  }
+  return tags;
+}

@@ -1,0 +1,97 @@
+import type { Config } from '../config.js';
+import type { LogStatus } from '../db/schema.js';
+import { newId, nowIso } from '../ids.js';
+import type { LogEntryRow } from '../repositories/logs-repository.js';
+import type { Store } from '../repositories/index.js';
+import { domainOf, normalizeAddress } from './email-address.js';
+import { parseSendRequest, type SendInput } from './send-request.js';
+
+/** In sandbox mode this sender domain is always verified, so a first send needs no DNS. */
+export const SANDBOX_SENDER_DOMAIN = 'sandbox.mailroom.test';
+
+export interface SendResult {
+  message_id: string;
+  status: 'sent' | 'suppressed' | 'failed';
+  /** Present when status is `failed`. */
+  error?: string;
+}
+
+export function createSendService(store: Store, config: Pick<Config, 'provider'>) {
+  async function senderDomainProblem(workspaceId: string, domain: string): Promise<string | null> {
+    if (config.provider === 'sandbox' && domain === SANDBOX_SENDER_DOMAIN) return null;
+    const row = await store.domains.findByName(workspaceId, domain);
+    if (!row) return `Sender domain ${domain} is not a domain of this workspace; add and verify it first`;
+    if (row.status !== 'verified') return `Sender domain ${domain} is not verified; publish its DNS records and verify it first`;
+    return null;
+  }
+
+  return {
+    /**
+     * Validates a send and records it durably before answering: the message, one
+     * `send` log entry per recipient and, if anyone is to receive it, the outbox
+     * row the delivery worker claims, all in one transaction.
+     */
+    async accept(workspaceId: string, input: SendInput): Promise<SendResult> {
+      const request = parseSendRequest(input);
+      const domainProblem = await senderDomainProblem(workspaceId, domainOf(request.from.address));
+      const suppressed = domainProblem
+        ? new Map<string, string>()
+        : await store.suppressions.findSuppressed(workspaceId, request.to.map((r) => normalizeAddress(r.address)));
+
+      const messageId = newId('msg');
+      const now = nowIso();
+      const entries: LogEntryRow[] = request.to.map((recipient) => {
+        const reason = suppressed.get(normalizeAddress(recipient.address));
+        const status: LogStatus = domainProblem ? 'failed' : reason !== undefined ? 'suppressed' : 'sent';
+        const error = domainProblem ?? (reason !== undefined ? `Recipient is on the suppression list (${reason})` : null);
+        return {
+          id: newId('log'),
+          workspace_id: workspaceId,
+          message_id: messageId,
+          type: 'send',
+          status,
+          recipient: recipient.address,
+          from_email: request.from.address,
+          subject: request.subject,
+          error,
+          created_at: now,
+          updated_at: now,
+        };
+      });
+      const toDeliver = entries.some((e) => e.status === 'sent');
+
+      await store.transaction(async (repos) => {
+        await repos.messages.insert({
+          id: messageId,
+          workspace_id: workspaceId,
+          from_email: input.from_email.trim(),
+          from_address: request.from.address,
+          reply_to: input.reply_to ? input.reply_to.trim() : null,
+          subject: request.subject,
+          html: request.html,
+          text: request.text,
+          recipients: JSON.stringify(request.to),
+          created_at: now,
+        });
+        await repos.logs.insertMany(workspaceId, entries);
+        if (toDeliver) {
+          await repos.messages.enqueueDelivery({
+            id: newId('job'),
+            message_id: messageId,
+            workspace_id: workspaceId,
+            state: 'pending',
+            available_at: now,
+            lease_owner: null,
+            lease_expires_at: null,
+            last_error: null,
+            created_at: now,
+            updated_at: now,
+          });
+        }
+      });
+
+      if (domainProblem) return { message_id: messageId, status: 'failed', error: domainProblem };
+      return { message_id: messageId, status: toDeliver ? 'sent' : 'suppressed' };
+    },
+  };
+}

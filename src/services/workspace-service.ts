@@ -1,0 +1,30 @@
+import { ValidationError } from '../errors.js';
+import { newId, nowIso } from '../ids.js';
+import type { Store } from '../repositories/index.js';
+import { issueApiKey } from './api-key-service.js';
+
+const MAX_WORKSPACE_NAME_LENGTH = 100;
+
+export function createWorkspaceService(store: Store) {
+  return {
+    /** A workspace and its first API key, together or not at all. */
+    async create(rawName: string): Promise<{ workspace_id: string; api_key: string }> {
+      const name = rawName.trim();
+      if (name === '' || name.length > MAX_WORKSPACE_NAME_LENGTH) {
+        throw new ValidationError(`name must be 1 to ${MAX_WORKSPACE_NAME_LENGTH} characters long`);
+      }
+      return store.transaction(async (repos) => {
+        const workspace = { id: newId('ws'), name, created_at: nowIso() };
+        await repos.workspaces.insert(workspace);
+        const key = await issueApiKey(repos, workspace.id, 'default');
+        return { workspace_id: workspace.id, api_key: key.key };
+      });
+    },
+
+    /** Another key for an existing workspace, for an operator who lost every key. */
+    async createKey(workspaceId: string, name: string) {
+      if (!(await store.workspaces.findById(workspaceId))) throw new ValidationError(`No workspace ${workspaceId}`);
+      return issueApiKey(store, workspaceId, name);
+    },
+  };
+}
