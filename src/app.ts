@@ -37,6 +37,8 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
     schemaErrorFormatter: formatValidationError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Every request body is JSON (SPEC.md §1): other types answer 415 rather than reaching a schema as a string.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   app.decorate('services', services);
   registerErrorHandling(app);

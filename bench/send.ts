@@ -1,0 +1,275 @@
+/**
+ * `npm run bench:send`: throughput and tail latency of POST /v1/send (one
+ * recipient, sandbox sender) against a bare Fastify route answering the same
+ * envelope. See bench/README.md for the target and the knobs.
+ *
+ * Each server runs in its own child process, one at a time, so that neither the
+ * load generator (this process) nor the other server competes for its event loop.
+ */
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../src/config.js';
+import { createStore } from '../src/repositories/index.js';
+import { openMigratedDatabase } from '../src/server.js';
+import { createServices } from '../src/services/index.js';
+
+const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
+const HOST = '127.0.0.1';
+
+const DURATION_S = positiveNumber('BENCH_DURATION', 10);
+const WARMUP_S = positiveNumber('BENCH_WARMUP', 2, true);
+const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 50);
+/** When set, the Mailroom child writes a V8 CPU profile (.cpuprofile) into this directory on exit. */
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
+
+const TARGET_RATIO = 0.3;
+const TARGET_P99_MS = 25;
+const READY_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 5_000;
+
+const SEND_BODY = JSON.stringify({
+  to: ['user@example.com'],
+  from_email: 'Bench <bench@sandbox.mailroom.test>',
+  subject: 'Hello',
+  text: 'Hi there',
+});
+
+/** A failure that makes the figures meaningless: reported, then exit 1. */
+class BenchError extends Error {}
+
+function positiveNumber(name: string, fallback: number, zeroOk = false): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroOk)) {
+    console.error(`bench: ${name} must be a ${zeroOk ? 'non-negative' : 'positive'} number (got ${JSON.stringify(raw)})`);
+    process.exit(1);
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------- child processes
+
+interface Child {
+  name: string;
+  proc: ChildProcess;
+  exited: Promise<void>;
+  /** The last few KB of its stdout+stderr, to explain a failed start. */
+  output(): string;
+}
+
+const children = new Set<Child>();
+
+function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): Child {
+  const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  // Always drain the pipes: a child blocked on a full pipe would look like a slow server.
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-4000);
+  };
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  const exited = new Promise<void>((done) => proc.once('exit', () => done()));
+  const child: Child = { name, proc, exited, output: () => tail.trim() };
+  children.add(child);
+  return child;
+}
+
+function isRunning(proc: ChildProcess): boolean {
+  return proc.exitCode === null && proc.signalCode === null;
+}
+
+/** SIGTERM lets Mailroom close cleanly (and write a CPU profile); SIGKILL if it does not within the bound. */
+async function stopChild(child: Child): Promise<void> {
+  if (isRunning(child.proc)) {
+    child.proc.kill('SIGTERM');
+    const timer = setTimeout(() => child.proc.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    await child.exited;
+    clearTimeout(timer);
+  }
+  children.delete(child);
+}
+
+/** For exits that skip main's `finally` (watchdog, Ctrl-C): synchronous, so it runs before the process ends. */
+let dataDirToRemove: string | undefined;
+function cleanUpNow(): void {
+  for (const child of children) if (isRunning(child.proc)) child.proc.kill('SIGKILL');
+  if (dataDirToRemove) rmSync(dataDirToRemove, { recursive: true, force: true });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, HOST, () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? done(address.port) : fail(new Error('no port'))));
+    });
+  });
+}
+
+/** Polls the health check rather than sleeping: start-up time varies with the machine and tsx's cache. */
+async function waitReady(child: Child, base: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (!isRunning(child.proc)) {
+      throw new BenchError(`${child.name} exited during start-up:\n${child.output() || '(no output)'}`);
+    }
+    try {
+      const res = await fetch(`${base}/v1/health/check`, { signal: AbortSignal.timeout(1000) });
+      if (res.ok && ((await res.json()) as { status?: string }).status === 'ok') return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new BenchError(`${child.name} did not become ready within ${READY_TIMEOUT_MS / 1000} s:\n${child.output() || '(no output)'}`);
+}
+
+// ---------------------------------------------------------------- measurement
+
+/** One request by hand first: a benchmark of 401s or failed sends would measure the wrong thing. */
+async function checkOneSend(name: string, base: string, headers: Record<string, string>): Promise<void> {
+  const res = await fetch(`${base}/v1/send`, { method: 'POST', headers, body: SEND_BODY, signal: AbortSignal.timeout(5000) });
+  const text = await res.text();
+  let body: { success?: unknown; data?: { status?: unknown } } | undefined;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (res.status < 200 || res.status > 299 || body?.success !== true || body.data?.status !== 'sent') {
+    throw new BenchError(`${name}: POST /v1/send did not answer {"success":true,"data":{"status":"sent",...}}: HTTP ${res.status} ${text}`);
+  }
+}
+
+async function measure(name: string, base: string, headers: Record<string, string>): Promise<autocannon.Result> {
+  await checkOneSend(name, base, headers);
+  const options = { url: `${base}/v1/send`, method: 'POST' as const, headers, body: SEND_BODY, connections: CONNECTIONS };
+  if (WARMUP_S > 0) {
+    console.log(`  ${name}: warm-up ${WARMUP_S} s (not counted)`);
+    await autocannon({ ...options, duration: WARMUP_S });
+  }
+  console.log(`  ${name}: measuring ${DURATION_S} s at ${CONNECTIONS} connections`);
+  return autocannon({ ...options, duration: DURATION_S });
+}
+
+// ---------------------------------------------------------------- report
+
+function report(mailroom: autocannon.Result, bare: autocannon.Result): boolean {
+  const row = (name: string, r: autocannon.Result) =>
+    [
+      name.padEnd(14),
+      r.requests.average.toFixed(1).padStart(12),
+      String(r.latency.p50).padStart(10),
+      String(r.latency.p99).padStart(10),
+      String(r.requests.total).padStart(10),
+      String(r.non2xx).padStart(8),
+      String(r.errors).padStart(7),
+      String(r.timeouts).padStart(9),
+    ].join(' ');
+  const ratio = mailroom.requests.average / bare.requests.average;
+  const ratioOk = ratio >= TARGET_RATIO;
+  const p99Ok = mailroom.latency.p99 < TARGET_P99_MS;
+
+  console.log('');
+  console.log(
+    `POST /v1/send, 1 recipient: ${CONNECTIONS} connections, ${DURATION_S} s (+${WARMUP_S} s warm-up), ` +
+      `Node ${process.version}, ${cpus().length} CPUs, store: SQLite (embedded default)`,
+  );
+  console.log(`${'server'.padEnd(14)} ${'req/s (avg)'.padStart(12)} ${'p50 ms'.padStart(10)} ${'p99 ms'.padStart(10)} ${'requests'.padStart(10)} ${'non-2xx'.padStart(8)} ${'errors'.padStart(7)} ${'timeouts'.padStart(9)}`);
+  console.log(row('mailroom', mailroom));
+  console.log(row('bare fastify', bare));
+  console.log('');
+  console.log(`mailroom/bare req/s: ${(ratio * 100).toFixed(1)} %`);
+  console.log(`target req/s >= ${TARGET_RATIO * 100} % of bare: ${ratioOk ? 'PASS' : 'FAIL'} (${(ratio * 100).toFixed(1)} %)`);
+  console.log(`target p99 < ${TARGET_P99_MS} ms:          ${p99Ok ? 'PASS' : 'FAIL'} (${mailroom.latency.p99} ms)`);
+  console.log(`overall: ${ratioOk && p99Ok ? 'PASS' : 'FAIL'}`);
+
+  const clean = (r: autocannon.Result) => r.non2xx === 0 && r.errors === 0;
+  if (!clean(mailroom) || !clean(bare)) {
+    console.error('bench: some responses were not 2xx or failed; the figures above are not trustworthy');
+    return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<number> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-bench-'));
+  dataDirToRemove = dataDir;
+  try {
+    const env = {
+      MAILROOM_DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      // Far above what the benchmark can reach: we measure the send path, not the 429 path.
+      RATE_LIMIT_SEND_PER_MIN: '100000000',
+      RATE_LIMIT_OTHER_PER_MIN: '100000000',
+      PORT: '0',
+    };
+    const config = loadConfig(env);
+
+    // The workspace is made before the server starts, so the two never share the SQLite file in flight.
+    const db = await openMigratedDatabase(config);
+    const { api_key } = await createServices(createStore(db), config).workspaces.create('bench').finally(() => db.destroy());
+
+    console.log(`bench: data dir ${dataDir}`);
+    const headers = { 'x-api-key': api_key, 'content-type': 'application/json' };
+
+    const mailroomPort = await freePort();
+    const profileArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
+    const mailroom = startChild('mailroom', [...profileArgs, 'bin/mailroom.js', 'serve'], {
+      ...process.env,
+      ...env,
+      HOST,
+      PORT: String(mailroomPort),
+    });
+    const mailroomBase = `http://${HOST}:${mailroomPort}`;
+    await waitReady(mailroom, mailroomBase);
+    const mailroomResult = await measure('mailroom', mailroomBase, headers);
+    await stopChild(mailroom);
+    if (CPU_PROF_DIR) console.log(`bench: CPU profile of the Mailroom child written to ${CPU_PROF_DIR}`);
+
+    const barePort = await freePort();
+    const bare = startChild('bare fastify', ['--import', 'tsx', 'bench/bare-server.ts'], { ...process.env, HOST, PORT: String(barePort) });
+    const bareBase = `http://${HOST}:${barePort}`;
+    await waitReady(bare, bareBase);
+    const bareResult = await measure('bare fastify', bareBase, headers);
+    await stopChild(bare);
+
+    return report(mailroomResult, bareResult) ? 0 : 1;
+  } finally {
+    for (const child of [...children]) await stopChild(child);
+    await rm(dataDir, { recursive: true, force: true });
+    dataDirToRemove = undefined;
+  }
+}
+
+// Bounded no matter what hangs: start-up, a stuck connection, a child ignoring SIGTERM.
+const budgetMs = 2 * (WARMUP_S + DURATION_S) * 1000 + 2 * READY_TIMEOUT_MS + 30_000;
+setTimeout(() => {
+  console.error(`bench: gave up after ${Math.round(budgetMs / 1000)} s`);
+  cleanUpNow();
+  process.exit(1);
+}, budgetMs).unref();
+process.once('SIGINT', () => {
+  cleanUpNow();
+  process.exit(130);
+});
+process.once('exit', cleanUpNow);
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`bench: ${error instanceof BenchError ? error.message : ((error as Error)?.stack ?? String(error))}`);
+    cleanUpNow();
+    process.exit(1);
+  },
+);

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { createTestApp, type TestApp } from './helpers/test-app.js';
+
+const UNAUTHORIZED = { success: false, error: 'Invalid or missing API key' };
+
+describe('authentication', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({ RATE_LIMIT_OTHER_PER_MIN: '100000' });
+  });
+  after(() => t.close());
+
+  const protectedRoutes: [string, string][] = [
+    ['POST', '/v1/send'],
+    ['GET', '/v1/send/logs'],
+    ['GET', '/v1/send/stats'],
+    ['GET', '/v1/domains'],
+    ['POST', '/v1/domains'],
+    ['GET', '/v1/domains/dom_x'],
+    ['DELETE', '/v1/domains/dom_x'],
+    ['POST', '/v1/domains/dom_x/verify'],
+    ['GET', '/v1/api-keys'],
+    ['POST', '/v1/api-keys'],
+    ['DELETE', '/v1/api-keys/key_x'],
+  ];
+  for (const [method, url] of protectedRoutes) {
+    it(`${method} ${url} answers 401 without a key and with a wrong key`, async () => {
+      for (const key of [null, '', 'mr_wrong', 'x'.repeat(500)]) {
+        const res = await t.call(method, url, { key, body: method === 'POST' ? {} : undefined });
+        assert.equal(res.statusCode, 401, `key ${JSON.stringify(key)}`);
+        assert.deepEqual(res.json(), UNAUTHORIZED);
+      }
+    });
+  }
+
+  it('lets the health check through without a key and without the envelope', async () => {
+    const res = await t.call('GET', '/v1/health/check', { key: null });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json(), { status: 'ok' });
+  });
+
+  it('keeps several active keys per workspace, each reading the same workspace', async () => {
+    const created = await t.call('POST', '/v1/api-keys', { body: { name: 'rotation' } });
+    assert.equal(created.statusCode, 201);
+    const second = created.json().data.key as string;
+    await t.call('POST', '/v1/domains', { body: { domain: 'shared.example' } });
+    for (const key of [t.apiKey, second]) {
+      const res = await t.call('GET', '/v1/domains', { key });
+      assert.equal(res.statusCode, 200);
+      assert.deepEqual(res.json().data.map((d: { domain: string }) => d.domain), ['shared.example']);
+    }
+  });
+
+  it('refuses a deleted key at once, the other keys keep working', async () => {
+    const created = (await t.call('POST', '/v1/api-keys', { body: { name: 'compromised' } })).json().data;
+    assert.equal((await t.call('GET', '/v1/send/stats', { key: created.key })).statusCode, 200);
+    const deleted = await t.call('DELETE', `/v1/api-keys/${created.id}`);
+    assert.equal(deleted.statusCode, 200);
+    assert.deepEqual(deleted.json(), { success: true, data: { id: created.id, deleted: true } });
+    const refused = await t.call('GET', '/v1/send/stats', { key: created.key });
+    assert.equal(refused.statusCode, 401);
+    assert.deepEqual(refused.json(), UNAUTHORIZED);
+    assert.equal((await t.call('GET', '/v1/send/stats')).statusCode, 200);
+    const again = await t.call('DELETE', `/v1/api-keys/${created.id}`);
+    assert.equal(again.statusCode, 404);
+    assert.deepEqual(again.json(), { success: false, error: 'API key not found' });
+  });
+
+  it('stores only a SHA-256 hash of each key, and lists keys masked', async () => {
+    const created = (await t.call('POST', '/v1/api-keys', { body: { name: 'hashed' } })).json().data;
+    assert.match(created.key, /^mr_[A-Za-z0-9_-]{32}$/);
+    assert.equal(created.masked_key, `${created.key.slice(0, 7)}********${created.key.slice(-4)}`);
+    const row = await t.db.selectFrom('api_keys').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    assert.equal(row.key_hash, createHash('sha256').update(created.key).digest('hex'));
+    assert.ok(!Object.values(row).includes(created.key), 'the full key is stored nowhere in the row');
+
+    const list = await t.call('GET', '/v1/api-keys');
+    const listed = list.json().data.find((k: { id: string }) => k.id === created.id);
+    assert.deepEqual(Object.keys(listed).sort(), ['created_at', 'id', 'last_used_at', 'masked_key', 'name']);
+    assert.equal(listed.masked_key, created.masked_key);
+    assert.ok(!list.body.includes(created.key));
+  });
+
+  it('records when a key was last used', async () => {
+    const created = (await t.call('POST', '/v1/api-keys', { body: { name: 'usage' } })).json().data;
+    const listedBefore = (await t.call('GET', '/v1/api-keys')).json().data.find((k: { id: string }) => k.id === created.id);
+    assert.equal(listedBefore.last_used_at, null);
+    await t.call('GET', '/v1/send/stats', { key: created.key });
+    const listedAfter = (await t.call('GET', '/v1/api-keys')).json().data.find((k: { id: string }) => k.id === created.id);
+    assert.match(listedAfter.last_used_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('validates key names', async () => {
+    const cases: [unknown, string][] = [
+      [{}, 'name is required'],
+      [{ name: 7 }, 'name must be a string'],
+      [{ name: '  ' }, 'name must not be empty'],
+      [{ name: 'x'.repeat(101) }, 'name must be at most 100 characters long'],
+    ];
+    for (const [body, error] of cases) {
+      const res = await t.call('POST', '/v1/api-keys', { body });
+      assert.equal(res.statusCode, 400);
+      assert.deepEqual(res.json(), { success: false, error });
+    }
+  });
+});

@@ -1,0 +1,54 @@
+import dns2 from 'dns2';
+
+const { Packet } = dns2;
+/** A TXT character-string holds at most 255 octets; longer values are published as several. */
+const TXT_CHUNK = 255;
+
+export interface TestDnsServer {
+  /** `127.0.0.1:<port>`, ready for DNS_SERVERS. */
+  address: string;
+  setTxt(name: string, values: string[]): void;
+  remove(name: string): void;
+  close(): Promise<void>;
+}
+
+/** A real authoritative DNS server on loopback (UDP), answering TXT queries from a table the test controls. */
+export async function startDnsServer(): Promise<TestDnsServer> {
+  const txt = new Map<string, string[]>();
+  const handle: dns2.DnsHandler = (request, send) => {
+    const response = Packet.createResponseFromRequest(request);
+    const [question] = request.questions;
+    const name = question?.name.toLowerCase() ?? '';
+    const values = txt.get(name);
+    if (!values) {
+      response.header.rcode = 3; // NXDOMAIN
+    } else if (question?.type === Packet.TYPE.TXT) {
+      for (const value of values) {
+        const chunks = value.match(new RegExp(`.{1,${TXT_CHUNK}}`, 'g')) ?? [''];
+        response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 60, data: chunks } as never);
+      }
+    }
+    send(response);
+  };
+  // UDP first; answers over 512 octets are truncated there and resolvers retry over TCP on the same port.
+  const udp = dns2.createServer({ udp: true, handle });
+  await listen(udp, { udp: { port: 0, address: '127.0.0.1' } });
+  const { port } = (udp.addresses() as { udp: { port: number } }).udp;
+  const tcp = dns2.createServer({ tcp: true, handle });
+  await listen(tcp, { tcp: { port, address: '127.0.0.1' } });
+  return {
+    address: `127.0.0.1:${port}`,
+    setTxt: (name, values) => txt.set(name.toLowerCase(), values),
+    remove: (name) => txt.delete(name.toLowerCase()),
+    close: async () => {
+      await udp.close();
+      await tcp.close();
+    },
+  };
+}
+
+async function listen(server: ReturnType<typeof dns2.createServer>, options: Parameters<ReturnType<typeof dns2.createServer>['listen']>[0]) {
+  const listening = new Promise<void>((resolve) => server.on('listening', () => resolve()));
+  await server.listen(options);
+  await listening;
+}

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { MAX_BODY_BYTES } from '../src/app.js';
+import { startServer } from '../src/server.js';
+import { loadConfig } from '../src/config.js';
+import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+describe('HTTP envelope and error mapping', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({ RATE_LIMIT_OTHER_PER_MIN: '100000', RATE_LIMIT_SEND_PER_MIN: '100000' });
+  });
+  after(() => t.close());
+
+  it('answers unknown routes with 404 in the envelope', async () => {
+    const res = await t.call('GET', '/v1/nothing-here');
+    assert.equal(res.statusCode, 404);
+    assert.deepEqual(res.json(), { success: false, error: 'No route for GET /v1/nothing-here' });
+    assert.equal((await t.call('GET', '/v1/nothing-here', { key: null })).statusCode, 401, 'the key is checked before routes are revealed');
+  });
+
+  it('answers a known path with the wrong method with 405 and Allow', async () => {
+    const res = await t.call('DELETE', '/v1/send');
+    assert.equal(res.statusCode, 405);
+    assert.deepEqual(res.json(), { success: false, error: 'Method DELETE is not allowed on /v1/send' });
+    assert.equal(res.headers.allow, 'POST');
+    const withId = await t.call('PUT', '/v1/domains/dom_123');
+    assert.equal(withId.statusCode, 405);
+    assert.deepEqual(withId.headers.allow?.toString().split(', ').sort(), ['DELETE', 'GET', 'HEAD']);
+  });
+
+  it('answers malformed JSON, an empty JSON body and a wrong content type in the envelope', async () => {
+    const headers = { 'x-api-key': t.apiKey, 'content-type': 'application/json' };
+    const bad = await t.app.inject({ method: 'POST', url: '/v1/send', headers, payload: '{"to": [' });
+    assert.deepEqual([bad.statusCode, bad.json()], [400, { success: false, error: 'Request body is not valid JSON' }]);
+    const empty = await t.app.inject({ method: 'POST', url: '/v1/send', headers, payload: '' });
+    assert.deepEqual([empty.statusCode, empty.json()], [400, { success: false, error: 'Request body must not be empty when Content-Type is application/json' }]);
+    const text = await t.app.inject({ method: 'POST', url: '/v1/send', headers: { 'x-api-key': t.apiKey, 'content-type': 'text/plain' }, payload: 'hi' });
+    assert.deepEqual([text.statusCode, text.json()], [415, { success: false, error: 'Content-Type must be application/json' }]);
+    const none = await t.app.inject({ method: 'POST', url: '/v1/send', headers: { 'x-api-key': t.apiKey } });
+    assert.deepEqual([none.statusCode, none.json()], [400, { success: false, error: 'The request body must be a JSON object' }]);
+  });
+
+  it('answers a body over the limit with 413 and writes nothing', async () => {
+    const res = await t.call('POST', '/v1/send', { body: sendBody({ html: 'x'.repeat(MAX_BODY_BYTES) }) });
+    assert.equal(res.statusCode, 413);
+    assert.deepEqual(res.json(), { success: false, error: 'Request body is too large' });
+    assert.equal((await t.call('GET', '/v1/send/stats')).json().data.total_sent, 0);
+  });
+
+  it('hides the message of an unexpected error behind a generic 500', async () => {
+    const broken = await createTestApp();
+    try {
+      // Close the store under the app: every query now throws an internal error.
+      await broken.db.destroy();
+      const res = await broken.call('GET', '/v1/send/stats');
+      assert.equal(res.statusCode, 500);
+      assert.deepEqual(res.json(), { success: false, error: 'Internal server error' });
+    } finally {
+      await broken.app.close();
+    }
+  });
+});
+
+describe('a real listening server', () => {
+  it('serves the API over TCP on HOST:PORT', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-listen-'));
+    const env = { MAILROOM_DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+    const created = spawnSync(process.execPath, ['bin/mailroom.js', 'workspace', 'create', '--name', 'Listen', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    const { api_key: apiKey } = JSON.parse(created.stdout);
+    const app = await startServer(loadConfig({ ...env, PORT: '0' }));
+    try {
+      const { port } = app.server.address() as { port: number };
+      const base = `http://127.0.0.1:${port}`;
+      const health = await fetch(`${base}/v1/health/check`);
+      assert.deepEqual([health.status, await health.json()], [200, { status: 'ok' }]);
+      const sent = await fetch(`${base}/v1/send`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify(sendBody()) });
+      assert.equal(sent.status, 200);
+      assert.equal(sent.headers.get('x-ratelimit-limit'), '30');
+      const { data } = (await sent.json()) as { data: { message_id: string; status: string } };
+      assert.equal(data.status, 'sent');
+      const logs = await fetch(`${base}/v1/send/logs`, { headers: { 'x-api-key': apiKey } });
+      assert.equal(logs.headers.get('x-total-count'), '1');
+      assert.equal(((await logs.json()) as { data: { message_id: string }[] }).data[0]!.message_id, data.message_id);
+    } finally {
+      await app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

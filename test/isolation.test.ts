@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
+
+// Workspace A owns data; workspace B's key must neither see nor touch it.
+describe('workspace isolation', () => {
+  let t: TestApp;
+  let b: { workspaceId: string; apiKey: string };
+  let domainId: string;
+  let keyId: string;
+  before(async () => {
+    t = await createTestApp({ RATE_LIMIT_OTHER_PER_MIN: '100000' });
+    b = await t.newWorkspace('B');
+    domainId = (await t.call('POST', '/v1/domains', { body: { domain: 'a-only.example' } })).json().data.id;
+    keyId = (await t.call('POST', '/v1/api-keys', { body: { name: 'a-second' } })).json().data.id;
+    await t.call('POST', '/v1/send', { body: sendBody({ to: ['a-recipient@example.com'] }) });
+  });
+  after(() => t.close());
+
+  const byId: [string, () => string, string][] = [
+    ['GET /v1/domains/{id}', () => `/v1/domains/${domainId}`, 'Domain not found'],
+    ['DELETE /v1/domains/{id}', () => `/v1/domains/${domainId}`, 'Domain not found'],
+    ['POST /v1/domains/{id}/verify', () => `/v1/domains/${domainId}/verify`, 'Domain not found'],
+    ['DELETE /v1/api-keys/{id}', () => `/v1/api-keys/${keyId}`, 'API key not found'],
+  ];
+  for (const [name, url, error] of byId) {
+    it(`${name} answers 404 to another workspace's key, exactly as for an unknown id`, async () => {
+      const [method] = name.split(' ');
+      const res = await t.call(method!, url(), { key: b.apiKey });
+      assert.equal(res.statusCode, 404);
+      assert.deepEqual(res.json(), { success: false, error });
+      const unknown = await t.call(method!, url().replace(/(dom|key)_[0-9a-z]+/, '$1_01jzzzzzzzzzzzzzzzzzzzzzzz'), { key: b.apiKey });
+      assert.deepEqual([unknown.statusCode, unknown.json()], [404, { success: false, error }]);
+    });
+  }
+
+  it('leaves A\'s domain and key untouched after B\'s attempts', async () => {
+    const shown = await t.call('GET', `/v1/domains/${domainId}`);
+    assert.equal(shown.statusCode, 200);
+    assert.equal(shown.json().data.last_checked_at, null, 'B\'s verify attempt did not run a check');
+    const keys = (await t.call('GET', '/v1/api-keys')).json().data.map((k: { id: string }) => k.id);
+    assert.ok(keys.includes(keyId));
+  });
+
+  it('shows B none of A\'s domains, keys, logs or stats', async () => {
+    assert.deepEqual((await t.call('GET', '/v1/domains', { key: b.apiKey })).json().data, []);
+    const keys = (await t.call('GET', '/v1/api-keys', { key: b.apiKey })).json().data;
+    assert.deepEqual(keys.map((k: { name: string }) => k.name), ['default']);
+    const logs = await t.call('GET', '/v1/send/logs', { key: b.apiKey });
+    assert.deepEqual([logs.headers['x-total-count'], logs.json().data], ['0', []]);
+    assert.equal((await t.call('GET', '/v1/send/stats', { key: b.apiKey })).json().data.total_sent, 0);
+    assert.equal((await t.call('GET', '/v1/send/stats')).json().data.total_sent, 1);
+  });
+
+  it('does not let B send from A\'s verified domain', async () => {
+    await t.db.updateTable('domains').set({ status: 'verified' }).where('id', '=', domainId).execute();
+    assert.equal((await t.call('POST', '/v1/send', { body: sendBody({ from_email: 'a@a-only.example' }) })).json().data.status, 'sent');
+    const res = await t.call('POST', '/v1/send', { key: b.apiKey, body: sendBody({ from_email: 'b@a-only.example' }) });
+    assert.equal(res.json().data.status, 'failed');
+    assert.equal(res.json().data.error, 'Sender domain a-only.example is not a domain of this workspace; add and verify it first');
+  });
+});
