@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, it } from 'node:test';
+import { loadConfig } from '../src/config.js';
+import { startServer } from '../src/server.js';
+
+const ROOT = join(import.meta.dirname, '..');
+
+/** The first shell block under "## A first send": what a newcomer copies. */
+function firstSendBlock(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## A first send'));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(block, 'README has a shell block under "A first send"');
+  return block;
+}
+
+describe('README', () => {
+  it('runs the first send as written against a fresh server in sandbox mode', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-readme-'));
+    const app = await startServer(loadConfig({ MAILROOM_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0' }));
+    try {
+      const { port } = app.server.address() as { port: number };
+      // Only the port differs from the README: 3000 may be taken on a test machine.
+      const script = firstSendBlock().replaceAll('http://127.0.0.1:3000', `http://127.0.0.1:${port}`);
+      // Asynchronously: the server answering curl runs on this process's event loop.
+      const { stdout: output } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], {
+        cwd: ROOT,
+        env: { ...process.env, MAILROOM_DATA_DIR: dataDir },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      // curl adds no newline, so the three bodies arrive back to back.
+      const [send, logs, stats] = output.trim().split(/(?<=\})\s*(?=\{"success")/).map((body) => JSON.parse(body));
+      assert.equal(send.success, true);
+      assert.equal(send.data.status, 'sent');
+      assert.equal(logs.data[0].message_id, send.data.message_id);
+      assert.equal(logs.data[0].to, 'ada@example.com');
+      assert.equal(stats.data.total_sent, 1);
+    } finally {
+      await app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
