@@ -1,10 +1,27 @@
+import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 /**
  * Identifiers are `<prefix>_<ULID>`: unique, URL-safe and sortable by creation
  * time (the monotonic factory keeps ids made in the same millisecond ordered).
  */
-const nextUlid = monotonicFactory();
+const nextUlid = monotonicFactory(pooledRandom());
+
+/**
+ * ulid asks its PRNG once per character; a system call each time showed up in
+ * profiles. Draw from a refilled pool of CSPRNG bytes instead.
+ */
+function pooledRandom(): () => number {
+  const pool = Buffer.alloc(4096);
+  let next = pool.length;
+  return () => {
+    if (next === pool.length) {
+      randomFillSync(pool);
+      next = 0;
+    }
+    return pool[next++]! / 256;
+  };
+}
 
 export type IdPrefix = 'ws' | 'key' | 'dom' | 'msg' | 'log' | 'job';
 
