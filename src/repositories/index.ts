@@ -1,6 +1,5 @@
 import type { Db } from '../db/database.js';
 import { createApiKeysRepository } from './api-keys-repository.js';
-import { createGroupCommitter } from './group-commit.js';
 import { createDomainsRepository } from './domains-repository.js';
 import { createLogsRepository } from './logs-repository.js';
 import { createMessagesRepository } from './messages-repository.js';
@@ -21,13 +20,13 @@ function bind(db: Db) {
 export type Repositories = ReturnType<typeof bind>;
 
 export interface Store extends Repositories {
-  /**
-   * Runs `work` with repositories bound to one transaction: all of it commits, or
-   * none. Resolves only after the commit (which may be shared, see group-commit.ts).
-   */
+  /** Runs `work` with repositories bound to one transaction: all of it commits, or none. */
   transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
 }
 
 export function createStore(db: Db): Store {
-  return { ...bind(db), transaction: createGroupCommitter(db, bind) };
+  return {
+    ...bind(db),
+    transaction: (work) => db.transaction().execute((trx) => work(bind(trx))),
+  };
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { powerOfTwoChunks } from './chunks.js';
 import type { LogEntriesTable, LogStatus, LogType } from '../db/schema.js';
 
 export type LogEntryRow = LogEntriesTable;
@@ -17,9 +18,9 @@ export interface CounterRow {
  * an entry goes through here so the counters can never drift from the log.
  */
 export function createLogsRepository(db: Db) {
-  async function bumpCounters(workspaceId: string, deltas: Map<string, number>): Promise<void> {
+  async function bumpCounters(deltas: Map<string, number>): Promise<void> {
     for (const [key, delta] of deltas) {
-      const [type, status] = key.split(':') as [LogType, LogStatus];
+      const [workspaceId, type, status] = key.split(' ') as [string, LogType, LogStatus];
       await db
         .insertInto('log_counters')
         .values({ workspace_id: workspaceId, type, status, count: delta })
@@ -33,16 +34,15 @@ export function createLogsRepository(db: Db) {
   }
 
   return {
-    /** Inserts entries of one workspace and counts them. Call inside a transaction. */
-    async insertMany(workspaceId: string, entries: LogEntryRow[]): Promise<void> {
-      if (entries.length === 0) return;
-      await db.insertInto('log_entries').values(entries).execute();
+    /** Inserts entries (of any workspaces) and counts them. Call inside a transaction. */
+    async insertMany(entries: LogEntryRow[]): Promise<void> {
+      for (const chunk of powerOfTwoChunks(entries)) await db.insertInto('log_entries').values(chunk).execute();
       const deltas = new Map<string, number>();
       for (const entry of entries) {
-        const key = `${entry.type}:${entry.status}`;
+        const key = `${entry.workspace_id} ${entry.type} ${entry.status}`;
         deltas.set(key, (deltas.get(key) ?? 0) + 1);
       }
-      await bumpCounters(workspaceId, deltas);
+      await bumpCounters(deltas);
     },
 
     async list(workspaceId: string, filter: LogFilter, limit: number, offset: number): Promise<LogEntryRow[]> {

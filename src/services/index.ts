@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { createAcceptedSendWriter } from '../repositories/accepted-send-writer.js';
 import type { Store } from '../repositories/index.js';
 import { createApiKeyService } from './api-key-service.js';
 import { createDnsVerifier } from './dns-verifier.js';
@@ -13,7 +14,7 @@ export function createServices(store: Store, config: Config, rateLimiter: RateLi
     apiKeys: createApiKeyService(store),
     domains: createDomainService(store, createDnsVerifier(config.dnsServers), config),
     logs: createLogService(store),
-    send: createSendService(store, config),
+    send: createSendService(store, createAcceptedSendWriter(store), config),
     workspaces: createWorkspaceService(store),
     rateLimiter,
   };

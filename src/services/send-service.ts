@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { LogStatus } from '../db/schema.js';
 import { newId, nowIso } from '../ids.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
+import type { AcceptedSendWriter } from '../repositories/accepted-send-writer.js';
 import type { Store } from '../repositories/index.js';
 import { domainOf, normalizeAddress } from './email-address.js';
 import { parseSendRequest, type SendInput } from './send-request.js';
@@ -16,7 +17,7 @@ export interface SendResult {
   error?: string;
 }
 
-export function createSendService(store: Store, config: Pick<Config, 'provider'>) {
+export function createSendService(store: Store, writer: AcceptedSendWriter, config: Pick<Config, 'provider'>) {
   async function senderDomainProblem(workspaceId: string, domain: string): Promise<string | null> {
     if (config.provider === 'sandbox' && domain === SANDBOX_SENDER_DOMAIN) return null;
     const row = await store.domains.findByName(workspaceId, domain);
@@ -29,7 +30,8 @@ export function createSendService(store: Store, config: Pick<Config, 'provider'>
     /**
      * Validates a send and records it durably before answering: the message, one
      * `send` log entry per recipient and, if anyone is to receive it, the outbox
-     * row the delivery worker claims, all in one transaction.
+     * row the delivery worker claims, all in one transaction (shared with the
+     * sends accepted at the same moment, see accepted-send-writer.ts).
      */
     async accept(workspaceId: string, input: SendInput): Promise<SendResult> {
       const request = parseSendRequest(input);
@@ -60,8 +62,8 @@ export function createSendService(store: Store, config: Pick<Config, 'provider'>
       });
       const toDeliver = entries.some((e) => e.status === 'sent');
 
-      await store.transaction(async (repos) => {
-        await repos.messages.insert({
+      await writer.write({
+        message: {
           id: messageId,
           workspace_id: workspaceId,
           from_email: input.from_email.trim(),
@@ -72,22 +74,22 @@ export function createSendService(store: Store, config: Pick<Config, 'provider'>
           text: request.text,
           recipients: JSON.stringify(request.to),
           created_at: now,
-        });
-        await repos.logs.insertMany(workspaceId, entries);
-        if (toDeliver) {
-          await repos.messages.enqueueDelivery({
-            id: newId('job'),
-            message_id: messageId,
-            workspace_id: workspaceId,
-            state: 'pending',
-            available_at: now,
-            lease_owner: null,
-            lease_expires_at: null,
-            last_error: null,
-            created_at: now,
-            updated_at: now,
-          });
-        }
+        },
+        entries,
+        job: toDeliver
+          ? {
+              id: newId('job'),
+              message_id: messageId,
+              workspace_id: workspaceId,
+              state: 'pending',
+              available_at: now,
+              lease_owner: null,
+              lease_expires_at: null,
+              last_error: null,
+              created_at: now,
+              updated_at: now,
+            }
+          : null,
       });
 
       if (domainProblem) return { message_id: messageId, status: 'failed', error: domainProblem };

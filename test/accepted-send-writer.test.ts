@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { newId, nowIso } from '../src/ids.js';
+import { createAcceptedSendWriter, type AcceptedSend } from '../src/repositories/accepted-send-writer.js';
+import type { Store } from '../src/repositories/index.js';
+import { createTestApp, type TestApp } from './helpers/test-app.js';
+
+describe('accepted-send writer', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+  });
+  after(() => t.close());
+
+  function acceptedSend(recipients: number, messageId = newId('msg')): AcceptedSend {
+    const now = nowIso();
+    const base = { workspace_id: t.workspaceId, message_id: messageId, from_email: 'a@sandbox.mailroom.test', subject: 's', error: null, created_at: now, updated_at: now };
+    return {
+      message: { id: messageId, workspace_id: t.workspaceId, from_email: 'a@sandbox.mailroom.test', from_address: 'a@sandbox.mailroom.test', reply_to: null, subject: 's', html: null, text: 't', recipients: '[]', created_at: now },
+      entries: Array.from({ length: recipients }, (_, i) => ({ ...base, id: newId('log'), type: 'send' as const, status: 'sent' as const, recipient: `r${i}@example.com` })),
+      job: { id: newId('job'), message_id: messageId, workspace_id: t.workspaceId, state: 'pending', available_at: now, lease_owner: null, lease_expires_at: null, last_error: null, created_at: now, updated_at: now },
+    };
+  }
+
+  /** The store, counting the transactions the writer opens. */
+  function countingStore(): { store: Store; transactions: () => number } {
+    let count = 0;
+    return { store: { ...t.store, transaction: (work) => (count++, t.store.transaction(work)) }, transactions: () => count };
+  }
+
+  const rowsOf = async (messageIds: string[]) =>
+    Number((await t.db.selectFrom('log_entries').select((eb) => eb.fn.countAll<number>().as('n')).where('message_id', 'in', messageIds).executeTakeFirstOrThrow()).n);
+
+  it('writes the sends of one event-loop turn in one transaction, each resolved after the commit', async () => {
+    const { store, transactions } = countingStore();
+    const writer = createAcceptedSendWriter(store);
+    // 300 sends of 3 recipients: more rows than one INSERT takes, so chunking is exercised too.
+    const sends = Array.from({ length: 300 }, () => acceptedSend(3));
+    await Promise.all(sends.map((send) => writer.write(send)));
+    assert.equal(transactions(), 1);
+    assert.equal(await rowsOf(sends.map((s) => s.message.id)), 900);
+    const jobs = await t.db.selectFrom('delivery_jobs').select('message_id').where('message_id', 'in', sends.map((s) => s.message.id)).execute();
+    assert.equal(jobs.length, 300);
+  });
+
+  it('retries a failed batch send by send, so only the bad send fails', async () => {
+    const { store, transactions } = countingStore();
+    const writer = createAcceptedSendWriter(store);
+    const taken = acceptedSend(1);
+    await writer.write(taken);
+    const good = [acceptedSend(2), acceptedSend(2)];
+    const duplicate = acceptedSend(1, taken.message.id); // same message id: the primary key refuses it
+    const results = await Promise.allSettled([writer.write(good[0]!), writer.write(duplicate), writer.write(good[1]!)]);
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.equal(await rowsOf(good.map((s) => s.message.id)), 4);
+    assert.equal(await rowsOf([taken.message.id]), 1, 'the duplicate left no log entries behind');
+    assert.equal(transactions(), 1 + 1 + 3, 'the first send, the failed batch, then one per send');
+  });
+});
