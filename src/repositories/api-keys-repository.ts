@@ -1,20 +1,24 @@
+import { compileOnce } from '../db/compiled-query.js';
 import type { Db } from '../db/database.js';
 import type { ApiKeysTable } from '../db/schema.js';
 
 export type ApiKeyRow = ApiKeysTable;
 export type ApiKeyListRow = Omit<ApiKeysTable, 'key_hash' | 'workspace_id'>;
 
+type KeyLookupRow = Pick<ApiKeyRow, 'id' | 'workspace_id' | 'key_hash' | 'last_used_at'>;
+
 export function createApiKeysRepository(db: Db) {
+  // Runs on every authenticated request.
+  const findByHash = compileOnce(
+    (keyHash: string) => db.selectFrom('api_keys').select(['id', 'workspace_id', 'key_hash', 'last_used_at']).where('key_hash', '=', keyHash),
+    '',
+  );
   return {
     async insert(row: ApiKeyRow): Promise<void> {
       await db.insertInto('api_keys').values(row).execute();
     },
-    async findByHash(keyHash: string): Promise<Pick<ApiKeyRow, 'id' | 'workspace_id' | 'key_hash' | 'last_used_at'> | undefined> {
-      return db
-        .selectFrom('api_keys')
-        .select(['id', 'workspace_id', 'key_hash', 'last_used_at'])
-        .where('key_hash', '=', keyHash)
-        .executeTakeFirst();
+    async findByHash(keyHash: string): Promise<KeyLookupRow | undefined> {
+      return (await findByHash(db, keyHash))[0];
     },
     async listByWorkspace(workspaceId: string): Promise<ApiKeyListRow[]> {
       return db

@@ -1,0 +1,122 @@
+import type SQLite from 'better-sqlite3';
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+} from 'kysely';
+
+/** Distinct SQL texts are few (one per query shape), but bound the cache all the same. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite dialect over better-sqlite3, with two changes that matter
+ * under concurrent load:
+ * - the one connection is handed over in FIFO order, one waiter woken per
+ *   release (Kysely's own mutex wakes every waiter on every release, which is
+ *   quadratic in the number of queued requests);
+ * - statements are prepared once per SQL text and reused (Kysely prepares each
+ *   query anew, and compiling SQL costs more than running a point query).
+ * Adapter, query compiler and introspector are Kysely's own.
+ */
+export class BetterSqliteDialect implements Dialect {
+  constructor(private readonly sqlite: SQLite.Database) {}
+  createAdapter() {
+    return new SqliteAdapter();
+  }
+  createDriver(): Driver {
+    return new BetterSqliteDriver(this.sqlite);
+  }
+  createQueryCompiler() {
+    return new SqliteQueryCompiler();
+  }
+  createIntrospector(db: Kysely<any>) {
+    return new SqliteIntrospector(db);
+  }
+}
+
+class BetterSqliteDriver implements Driver {
+  readonly #sqlite: SQLite.Database;
+  readonly #connection: BetterSqliteConnection;
+  /** Settles when the current holder releases the connection; each waiter chains on its predecessor. */
+  #tail: Promise<void> = Promise.resolve();
+  #releaseHolder: (() => void) | undefined;
+
+  constructor(sqlite: SQLite.Database) {
+    this.#sqlite = sqlite;
+    this.#connection = new BetterSqliteConnection(sqlite);
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const previous = this.#tail;
+    let release!: () => void;
+    this.#tail = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    this.#releaseHolder = release;
+    return this.#connection;
+  }
+
+  async releaseConnection(): Promise<void> {
+    const release = this.#releaseHolder;
+    this.#releaseHolder = undefined;
+    release?.();
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin'));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async destroy(): Promise<void> {
+    this.#sqlite.close();
+  }
+}
+
+class BetterSqliteConnection implements DatabaseConnection {
+  readonly #sqlite: SQLite.Database;
+  readonly #statements = new Map<string, SQLite.Statement>();
+
+  constructor(sqlite: SQLite.Database) {
+    this.#sqlite = sqlite;
+  }
+
+  #prepare(sql: string): SQLite.Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      if (this.#statements.size >= STATEMENT_CACHE_SIZE) this.#statements.clear();
+      statement = this.#sqlite.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const statement = this.#prepare(compiledQuery.sql);
+    const parameters = compiledQuery.parameters as unknown[];
+    if (statement.reader) return { rows: statement.all(parameters) as R[] };
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+  }
+
+  async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    const statement = this.#prepare(compiledQuery.sql);
+    if (!statement.reader) throw new Error('Only queries that return rows can be streamed');
+    for (const row of statement.iterate(compiledQuery.parameters as unknown[])) yield { rows: [row as R] };
+  }
+}
