@@ -16,7 +16,7 @@ describe('accepted-send writer', () => {
     const now = nowIso();
     const base = { workspace_id: t.workspaceId, message_id: messageId, from_email: 'a@sandbox.mailroom.test', subject: 's', error: null, created_at: now, updated_at: now };
     return {
-      message: { id: messageId, workspace_id: t.workspaceId, from_email: 'a@sandbox.mailroom.test', from_address: 'a@sandbox.mailroom.test', reply_to: null, subject: 's', html: null, text: 't', recipients: '[]', created_at: now },
+      message: { id: messageId, workspace_id: t.workspaceId, from_name: '', from_address: 'a@sandbox.mailroom.test', reply_to: null, subject: 's', html: null, text: 't', recipients: '[]', created_at: now },
       entries: Array.from({ length: recipients }, (_, i) => ({ ...base, id: newId('log'), type: 'send' as const, status: 'sent' as const, recipient: `r${i}@example.com` })),
       job: { id: newId('job'), message_id: messageId, workspace_id: t.workspaceId, state: 'pending', available_at: now, lease_owner: null, lease_expires_at: null, last_error: null, created_at: now, updated_at: now },
     };

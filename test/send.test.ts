@@ -29,7 +29,7 @@ describe('POST /v1/send', () => {
     const job = await t.store.messages.findJobByMessage(body.data.message_id);
     assert.equal(job?.state, 'pending');
     const message = await t.db.selectFrom('messages').selectAll().where('id', '=', body.data.message_id).executeTakeFirstOrThrow();
-    assert.equal(message.from_email, 'Mailroom <hello@sandbox.mailroom.test>');
+    assert.deepEqual([message.from_name, message.from_address, message.reply_to], ['Mailroom', 'hello@sandbox.mailroom.test', null]);
     assert.deepEqual(JSON.parse(message.recipients), [
       { name: '', address: 'a@example.com' },
       { name: 'B', address: 'b@example.com' },
@@ -116,6 +116,17 @@ describe('POST /v1/send', () => {
     ['from_email not a string', sendBody({ from_email: 42 }), 'from_email must be a string'],
     ['invalid from_email', sendBody({ from_email: 'Mailroom hello@sandbox.mailroom.test' }), 'from_email must be a valid email address, optionally as Name <address> (got "Mailroom hello@sandbox.mailroom.test")'],
     ['two from addresses', sendBody({ from_email: 'a@example.com, b@example.com' }), 'from_email must be a valid email address, optionally as Name <address> (got "a@example.com, b@example.com")'],
+    [
+      'a second sender hidden in a bare display name',
+      sendBody({ from_email: 'ceo@bank.example, Acme <hello@sandbox.mailroom.test>' }),
+      'from_email must be a valid email address, optionally as Name <address> (got "ceo@bank.example, Acme <hello@sandbox.mailroom.test>")',
+    ],
+    [
+      'a recipient list hidden in a bare display name',
+      sendBody({ to: ['a@example.com, Foo <c@example.com>'] }),
+      'to[0] must be a valid email address, optionally as Name <address> (got "a@example.com, Foo <c@example.com>")',
+    ],
+    ['a reply_to with a group separator in a bare name', sendBody({ reply_to: 'Support; x <s@example.com>' }), 'reply_to must be a valid email address, optionally as Name <address> (got "Support; x <s@example.com>")'],
     ['missing subject', sendBody({ subject: undefined }), 'subject is required'],
     ['blank subject', sendBody({ subject: '   ' }), 'subject must not be empty'],
     ['subject too long', sendBody({ subject: 'x'.repeat(999) }), 'subject must be at most 998 characters long'],
@@ -158,5 +169,13 @@ describe('POST /v1/send', () => {
     const res = await t.call('POST', '/v1/send', { body: sendBody({ html: null, reply_to: null, from_email: '"Mailroom, Inc." <hello@sandbox.mailroom.test>' }) });
     assert.equal(res.statusCode, 200);
     assert.equal(res.json().data.status, 'sent');
+    const message = await t.db.selectFrom('messages').selectAll().where('id', '=', res.json().data.message_id).executeTakeFirstOrThrow();
+    assert.equal(message.from_name, 'Mailroom, Inc.');
+  });
+
+  it('keeps the parsed Reply-To mailbox, not the raw string', async () => {
+    const res = await t.call('POST', '/v1/send', { body: sendBody({ reply_to: ' "Support, EU" <help@example.com> ' }) });
+    const message = await t.db.selectFrom('messages').selectAll().where('id', '=', res.json().data.message_id).executeTakeFirstOrThrow();
+    assert.deepEqual(JSON.parse(message.reply_to!), { name: 'Support, EU', address: 'help@example.com' });
   });
 });

@@ -48,9 +48,10 @@ export interface DomainsTable {
 export interface MessagesTable {
   id: string;
   workspace_id: string;
-  /** The From header as given, display name included. */
-  from_email: string;
+  /** The parsed From mailbox; the header is composed from these, never from raw input. */
+  from_name: string;
   from_address: string;
+  /** JSON {name, address} of the parsed Reply-To mailbox, or null. */
   reply_to: string | null;
   subject: string;
   html: string | null;

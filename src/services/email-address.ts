@@ -25,8 +25,10 @@ export type MailboxProblem = 'control-characters' | 'invalid';
 
 // `Display Name <address>` with the name bare or double-quoted. Deliberately
 // strict: a lenient parser turns a typo such as `a b@c.com` into a different
-// recipient instead of an error.
-const NAME_ADDR = /^(?:"((?:[^"\\]|\\.)*)"|([^"<>]*?))\s*<([^<>\s]+)>$/;
+// recipient instead of an error. A bare name may not hold RFC 5322 specials
+// (`,` `;` `:` `@` and the like), so `x@bank.example, Acme <a@b.com>` cannot
+// slip a second address into a header; such names must be quoted.
+const NAME_ADDR = /^(?:"((?:[^"\\]|\\.)*)"|([^"<>()[\]:;@\\,]*?))\s*<([^<>\s]+)>$/;
 
 /** Parses `address` or `Display Name <address>`: exactly one mailbox. */
 export function parseMailbox(input: string): Mailbox | MailboxProblem {

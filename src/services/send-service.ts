@@ -66,9 +66,9 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
         message: {
           id: messageId,
           workspace_id: workspaceId,
-          from_email: input.from_email.trim(),
+          from_name: request.from.name,
           from_address: request.from.address,
-          reply_to: input.reply_to ? input.reply_to.trim() : null,
+          reply_to: request.replyTo ? JSON.stringify(request.replyTo) : null,
           subject: request.subject,
           html: request.html,
           text: request.text,

@@ -43,7 +43,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('messages')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
-    .addColumn('from_email', 'text', (c) => c.notNull())
+    .addColumn('from_name', 'text', (c) => c.notNull())
     .addColumn('from_address', 'text', (c) => c.notNull())
     .addColumn('reply_to', 'text')
     .addColumn('subject', 'text', (c) => c.notNull())
