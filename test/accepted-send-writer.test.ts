@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
 import { newId, nowIso } from '../src/ids.js';
 import { createAcceptedSendWriter, type AcceptedSend } from '../src/repositories/accepted-send-writer.js';
 import type { Store } from '../src/repositories/index.js';
@@ -34,13 +36,40 @@ describe('accepted-send writer', () => {
   it('writes the sends of one event-loop turn in one transaction, each resolved after the commit', async () => {
     const { store, transactions } = countingStore();
     const writer = createAcceptedSendWriter(store);
+    // Another connection sees committed rows only: what it sees when a promise resolves is durable.
+    const reader = new SQLite(join(t.config.dataDir, 'mailroom.db'), { readonly: true });
+    const visible = reader.prepare('select count(*) as n from log_entries where message_id = ?');
     // 300 sends of 3 recipients: more rows than one INSERT takes, so chunking is exercised too.
     const sends = Array.from({ length: 300 }, () => acceptedSend(3));
-    await Promise.all(sends.map((send) => writer.write(send)));
+    const seenAtResolve: number[] = [];
+    try {
+      await Promise.all(
+        sends.map((send) => writer.write(send).then(() => seenAtResolve.push((visible.get(send.message.id) as { n: number }).n))),
+      );
+    } finally {
+      reader.close();
+    }
+    assert.deepEqual(new Set(seenAtResolve), new Set([3]), 'every send was committed when its promise resolved');
     assert.equal(transactions(), 1);
     assert.equal(await rowsOf(sends.map((s) => s.message.id)), 900);
     const jobs = await t.db.selectFrom('delivery_jobs').select('message_id').where('message_id', 'in', sends.map((s) => s.message.id)).execute();
     assert.equal(jobs.length, 300);
+  });
+
+  it('rejects every caller of a batch whose commit fails, and keeps none of its rows', async () => {
+    const failingCommit: Store = {
+      ...t.store,
+      transaction: (work) =>
+        t.store.transaction(async (repos) => {
+          await work(repos);
+          throw new Error('disk I/O error');
+        }),
+    };
+    const writer = createAcceptedSendWriter(failingCommit);
+    const sends = [acceptedSend(1), acceptedSend(2)];
+    const results = await Promise.allSettled(sends.map((send) => writer.write(send)));
+    assert.deepEqual(results.map((r) => r.status === 'rejected' && (r.reason as Error).message), ['disk I/O error', 'disk I/O error']);
+    assert.equal(await rowsOf(sends.map((s) => s.message.id)), 0);
   });
 
   it('retries a failed batch send by send, so only the bad send fails', async () => {

@@ -44,7 +44,7 @@ export function createAcceptedSendWriter(store: Store) {
     }
   }
 
-  const enqueue = createBatchQueue(writeBatch);
+  const enqueue = createBatchQueue(writeBatch, (error, batch) => batch.forEach((pending) => pending.reject(error)));
 
   return {
     write(send: AcceptedSend): Promise<void> {

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createBatchQueue } from '../src/repositories/batch-queue.js';
+
+describe('batch queue', () => {
+  it('batches the items of one event-loop turn, and those pushed while a batch runs form the next', async () => {
+    const batches: number[][] = [];
+    let release!: () => void;
+    const firstBatchHeld = new Promise<void>((resolve) => (release = resolve));
+    const done = new Promise<void>((resolve) => {
+      const push = createBatchQueue<number>(
+        async (batch) => {
+          batches.push(batch);
+          if (batches.length === 1) await firstBatchHeld;
+          if (batch.includes(6)) resolve();
+        },
+        () => assert.fail('no batch fails here'),
+      );
+      [1, 2, 3].forEach(push);
+      setImmediate(() => {
+        // The first batch is running (and held): these wait for the next one.
+        [4, 5, 6].forEach(push);
+        release();
+      });
+    });
+    await done;
+    assert.deepEqual(batches, [[1, 2, 3], [4, 5, 6]]);
+  });
+
+  it('reports a batch whose processing throws, and goes on with the next', async () => {
+    const failed: number[][] = [];
+    const processed: number[][] = [];
+    await new Promise<void>((resolve) => {
+      const push = createBatchQueue<number>(
+        async (batch) => {
+          if (batch.includes(1)) throw new Error('boom');
+          processed.push(batch);
+          resolve();
+        },
+        (error, batch) => {
+          assert.equal((error as Error).message, 'boom');
+          failed.push(batch);
+          setImmediate(() => [2, 3].forEach(push));
+        },
+      );
+      push(1);
+    });
+    assert.deepEqual(failed, [[1]]);
+    assert.deepEqual(processed, [[2, 3]]);
+  });
+});
