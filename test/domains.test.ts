@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { createPublicKey } from 'node:crypto';
+import { createSocket } from 'node:dgram';
+import { DNS_LOOKUP_DEADLINE_MS } from '../src/services/dns-verifier.js';
 import { after, before, describe, it } from 'node:test';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
@@ -160,6 +162,26 @@ describe('domains', () => {
         await unreachable.db.destroy();
       }
     });
+  });
+
+  it('gives up on a resolver that never answers after the deadline, keeping the status', async () => {
+    const silent = createSocket('udp4');
+    await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
+    const { port } = silent.address();
+    const created = (await add('silent.example')).json().data;
+    const blackhole = await createTestApp({ DNS_SERVERS: `127.0.0.1:${port}`, MAILROOM_DATA_DIR: t.config.dataDir });
+    try {
+      const started = Date.now();
+      const res = await blackhole.call('POST', `/v1/domains/${created.id}/verify`, { key: t.apiKey });
+      const elapsed = Date.now() - started;
+      assert.ok(elapsed >= DNS_LOOKUP_DEADLINE_MS - 100 && elapsed < DNS_LOOKUP_DEADLINE_MS + 1500, `took ${elapsed} ms`);
+      assert.equal(res.json().data.status, 'pending');
+      assert.match(res.json().data.error, /failed \(ETIMEOUT\); try again later$/);
+    } finally {
+      await blackhole.app.close();
+      await blackhole.db.destroy();
+      silent.close();
+    }
   });
 
   it('shows one domain with its records, deletes it, then answers 404', async () => {

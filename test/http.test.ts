@@ -23,6 +23,15 @@ describe('HTTP envelope and error mapping', () => {
     assert.equal((await t.call('GET', '/v1/nothing-here', { key: null })).statusCode, 401, 'the key is checked before routes are revealed');
   });
 
+  it('guards a route reached through an encoded path like any other', async () => {
+    // `/%761/...` decodes to `/v1/...` and matches the stats route: it must not skip the guard.
+    const res = await t.call('GET', '/%761/send/stats', { key: null });
+    assert.equal(res.statusCode, 401);
+    assert.deepEqual(res.json(), { success: false, error: 'Invalid or missing API key' });
+    assert.ok(res.headers['x-ratelimit-limit']);
+    assert.equal((await t.call('GET', '/%761/send/stats')).statusCode, 200);
+  });
+
   it('answers a known path with the wrong method with 405 and Allow', async () => {
     const res = await t.call('DELETE', '/v1/send');
     assert.equal(res.statusCode, 405);

@@ -25,16 +25,17 @@ interface GuardDeps {
 }
 
 /**
- * Every `/v1` request but the health check: identify the key, count the request
- * against its budget (or, without a valid key, against the client address, so
- * keys cannot be guessed at speed), report the budget in headers, then refuse
- * or let through.
+ * Every request but the health check (every route is under `/v1`): identify
+ * the key, count the request against its budget (or, without a valid key,
+ * against the client address, so keys cannot be guessed at speed), report the
+ * budget in headers, then refuse or let through. The health check is told
+ * apart by the route that matched, not by the raw URL, so an encoded path such
+ * as `/%761/send` cannot slip past.
  */
 export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request, reply) => {
-    const path = request.url.split('?')[0]!;
-    if (!path.startsWith('/v1/') || path === HEALTH_PATH) return;
+    if (request.routeOptions.url === HEALTH_PATH) return;
 
     const header = request.headers['x-api-key'];
     const auth = await deps.authenticate(typeof header === 'string' ? header : undefined);
