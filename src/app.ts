@@ -31,6 +31,8 @@ export interface AppOptions {
 /** The whole HTTP API as one Fastify instance; `server.ts` only boots it, tests `inject` into it. */
 export async function buildApp({ config, services, logger }: AppOptions): Promise<App> {
   const app = Fastify({
+    // Fastify's request serializer logs no headers today; the redaction keeps
+    // keys out of the log should a serializer or a debug line ever add them.
     logger: logger ?? { level: config.logLevel, redact: ['req.headers["x-api-key"]'] },
     bodyLimit: MAX_BODY_BYTES,
     trustProxy: config.trustProxy,

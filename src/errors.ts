@@ -36,8 +36,3 @@ export class RateLimitError extends AppError {
     super('Rate limit exceeded');
   }
 }
-
-/** A dependency (DNS, an upstream) failed in a way the caller may retry. */
-export class UpstreamError extends AppError {
-  readonly statusCode = 502;
-}

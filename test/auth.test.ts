@@ -70,10 +70,11 @@ describe('authentication', () => {
 
   it('stores only a SHA-256 hash of each key, and lists keys masked', async () => {
     const created = (await t.call('POST', '/v1/api-keys', { body: { name: 'hashed' } })).json().data;
-    assert.match(created.key, /^mr_[A-Za-z0-9_-]{32}$/);
+    assert.match(created.key, /^mr_[A-Za-z0-9_-]{43}$/);
     assert.equal(created.masked_key, `${created.key.slice(0, 7)}********${created.key.slice(-4)}`);
     const row = await t.db.selectFrom('api_keys').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
     assert.equal(row.key_hash, createHash('sha256').update(created.key).digest('hex'));
+    assert.equal(row.lookup_id, created.key.slice(3, 15));
     assert.ok(!Object.values(row).includes(created.key), 'the full key is stored nowhere in the row');
 
     const list = await t.call('GET', '/v1/api-keys');
@@ -81,6 +82,17 @@ describe('authentication', () => {
     assert.deepEqual(Object.keys(listed).sort(), ['created_at', 'id', 'last_used_at', 'masked_key', 'name']);
     assert.equal(listed.masked_key, created.masked_key);
     assert.ok(!list.body.includes(created.key));
+  });
+
+  it('refuses a key whose public part is right but whose secret part is not', async () => {
+    const created = (await t.call('POST', '/v1/api-keys', { body: { name: 'forged' } })).json().data;
+    const last = created.key.at(-1) === 'A' ? 'B' : 'A';
+    for (const forged of [`${created.key.slice(0, -1)}${last}`, `${created.key.slice(0, 15)}${'x'.repeat(31)}`]) {
+      const res = await t.call('GET', '/v1/send/stats', { key: forged });
+      assert.equal(res.statusCode, 401);
+      assert.deepEqual(res.json(), UNAUTHORIZED);
+    }
+    assert.equal((await t.call('GET', '/v1/send/stats', { key: created.key })).statusCode, 200);
   });
 
   it('records when a key was last used', async () => {

@@ -30,7 +30,7 @@ describe('the mailroom command', () => {
   it('creates a workspace and prints exactly {"workspace_id", "api_key"} with --json', () => {
     const res = mailroom(['workspace', 'create', '--name', 'Acme', '--json'], { MAILROOM_DATA_DIR: dataDir });
     assert.equal(res.status, 0, res.stderr);
-    assert.match(res.stdout, /^\{"workspace_id": "ws_[0-9a-z]{26}", "api_key": "mr_[A-Za-z0-9_-]{32}"\}\n$/);
+    assert.match(res.stdout, /^\{"workspace_id": "ws_[0-9a-z]{26}", "api_key": "mr_[A-Za-z0-9_-]{43}"\}\n$/);
     assert.deepEqual(Object.keys(JSON.parse(res.stdout)), ['workspace_id', 'api_key']);
   });
 

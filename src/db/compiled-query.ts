@@ -1,12 +1,16 @@
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 
 /**
- * A query built and compiled by Kysely once, run many times with new
- * parameters. For reads on every request, where building and compiling the
+ * A query built and compiled by Kysely on its first run, then run with new
+ * parameters: for reads on every request, where building and compiling the
  * query costs more than SQLite's own index lookup. `build` must use each
  * parameter exactly once, in order, so the compiled placeholders line up.
+ * One process talks to one kind of store, so one SQL text serves it.
  */
-export function compileOnce<P extends unknown[], Row>(build: (...params: P) => Compilable<Row>, ...samples: P) {
-  const { sql } = build(...samples).compile();
-  return async (db: Kysely<any>, ...params: P): Promise<Row[]> => (await db.executeQuery<Row>(CompiledQuery.raw(sql, params))).rows;
+export function compileOnce<Db extends Kysely<any>, P extends unknown[], Row>(build: (db: Db, ...params: P) => Compilable<Row>) {
+  let sql: string | undefined;
+  return async (db: Db, ...params: P): Promise<Row[]> => {
+    sql ??= build(db, ...params).compile().sql;
+    return (await db.executeQuery<Row>(CompiledQuery.raw(sql, params))).rows;
+  };
 }

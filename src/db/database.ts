@@ -20,6 +20,9 @@ export function openDatabase(config: Pick<Config, 'dataDir'>): Db {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
+  // Another process (the CLI beside a running server) may hold the write lock
+  // for a moment; wait for it rather than fail. The driver is synchronous, so
+  // the wait blocks this process: fine for short CLI writes, the only ones there are.
   sqlite.pragma('busy_timeout = 5000');
   // A 64 MiB page cache and checkpoints every ~40 MiB of WAL: hot index pages
   // are written back once per checkpoint, not once per few hundred sends.

@@ -22,6 +22,8 @@ export interface ApiKeysTable {
   id: string;
   workspace_id: string;
   name: string;
+  /** The key's first characters after `mr_`: a public handle to find the row by. */
+  lookup_id: string;
   /** SHA-256 of the full key, hex. The key itself is never stored. */
   key_hash: string;
   masked_key: string;
@@ -78,7 +80,7 @@ export interface LogEntriesTable {
   updated_at: string;
 }
 
-/** Number of log entries per (workspace, type, status), kept as entries are written and moved. */
+/** Number of log entries per (workspace, type, status), kept in the transaction that writes (or, later, moves) them. */
 export interface LogCountersTable {
   workspace_id: string;
   type: LogType;

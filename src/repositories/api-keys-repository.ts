@@ -3,22 +3,22 @@ import type { Db } from '../db/database.js';
 import type { ApiKeysTable } from '../db/schema.js';
 
 export type ApiKeyRow = ApiKeysTable;
-export type ApiKeyListRow = Omit<ApiKeysTable, 'key_hash' | 'workspace_id'>;
+export type ApiKeyListRow = Omit<ApiKeysTable, 'key_hash' | 'lookup_id' | 'workspace_id'>;
 
 type KeyLookupRow = Pick<ApiKeyRow, 'id' | 'workspace_id' | 'key_hash' | 'last_used_at'>;
 
+// Runs on every authenticated request.
+const findByLookupId = compileOnce((db: Db, lookupId: string) =>
+  db.selectFrom('api_keys').select(['id', 'workspace_id', 'key_hash', 'last_used_at']).where('lookup_id', '=', lookupId),
+);
+
 export function createApiKeysRepository(db: Db) {
-  // Runs on every authenticated request.
-  const findByHash = compileOnce(
-    (keyHash: string) => db.selectFrom('api_keys').select(['id', 'workspace_id', 'key_hash', 'last_used_at']).where('key_hash', '=', keyHash),
-    '',
-  );
   return {
     async insert(row: ApiKeyRow): Promise<void> {
       await db.insertInto('api_keys').values(row).execute();
     },
-    async findByHash(keyHash: string): Promise<KeyLookupRow | undefined> {
-      return (await findByHash(db, keyHash))[0];
+    async findByLookupId(lookupId: string): Promise<KeyLookupRow | undefined> {
+      return (await findByLookupId(db, lookupId))[0];
     },
     async listByWorkspace(workspaceId: string): Promise<ApiKeyListRow[]> {
       return db

@@ -20,7 +20,11 @@ function bind(db: Db) {
 export type Repositories = ReturnType<typeof bind>;
 
 export interface Store extends Repositories {
-  /** Runs `work` with repositories bound to one transaction: all of it commits, or none. */
+  /**
+   * Runs `work` with repositories bound to one transaction: all of it commits, or none.
+   * Inside `work`, use only the repositories given: on SQLite the store's own ones wait
+   * for the single connection this transaction holds, and would wait forever.
+   */
   transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
 }
 

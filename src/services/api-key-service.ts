@@ -4,10 +4,15 @@ import { newId, nowIso } from '../ids.js';
 import type { Repositories, Store } from '../repositories/index.js';
 
 const KEY_PREFIX = 'mr_';
-/** 192 bits of randomness: far beyond guessing, so a fast hash is the right one to store. */
-const KEY_RANDOM_BYTES = 24;
-/** Longer than any key we issue; refuse before hashing arbitrary input. */
-const MAX_PRESENTED_KEY_LENGTH = 200;
+/** 256 bits of randomness, 43 base64url characters: far beyond guessing, so a fast hash is the right one to store. */
+const KEY_RANDOM_BYTES = 32;
+const KEY_LENGTH = KEY_PREFIX.length + 43;
+/**
+ * The first characters after the prefix find the row (72 bits: unique in
+ * practice, and a unique index makes sure); the rest is only ever compared,
+ * as a hash of the whole key, in constant time.
+ */
+const LOOKUP_ID_LENGTH = 12;
 export const MAX_KEY_NAME_LENGTH = 100;
 /** `last_used_at` is a hint, not an audit log: write it at most this often per key. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -29,6 +34,10 @@ function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
+function lookupIdOf(key: string): string {
+  return key.slice(KEY_PREFIX.length, KEY_PREFIX.length + LOOKUP_ID_LENGTH);
+}
+
 function maskKey(key: string): string {
   return `${key.slice(0, KEY_PREFIX.length + 4)}${'*'.repeat(8)}${key.slice(-4)}`;
 }
@@ -39,7 +48,16 @@ export async function issueApiKey(repos: Repositories, workspaceId: string, rawN
   if (name === '') throw new ValidationError('name must not be empty');
   if (name.length > MAX_KEY_NAME_LENGTH) throw new ValidationError(`name must be at most ${MAX_KEY_NAME_LENGTH} characters long`);
   const key = `${KEY_PREFIX}${randomBytes(KEY_RANDOM_BYTES).toString('base64url')}`;
-  const row = { id: newId('key'), workspace_id: workspaceId, name, key_hash: hashKey(key), masked_key: maskKey(key), created_at: nowIso(), last_used_at: null };
+  const row = {
+    id: newId('key'),
+    workspace_id: workspaceId,
+    name,
+    lookup_id: lookupIdOf(key),
+    key_hash: hashKey(key),
+    masked_key: maskKey(key),
+    created_at: nowIso(),
+    last_used_at: null,
+  };
   await repos.apiKeys.insert(row);
   return { id: row.id, name, key, masked_key: row.masked_key, created_at: row.created_at };
 }
@@ -59,10 +77,11 @@ export function createApiKeyService(store: Store) {
 
     /** The key's workspace, or null for a missing, malformed, unknown or deleted key. */
     async authenticate(presented: string | undefined): Promise<AuthenticatedKey | null> {
-      if (!presented || presented.length > MAX_PRESENTED_KEY_LENGTH) return null;
-      const hash = hashKey(presented);
-      const row = await store.apiKeys.findByHash(hash);
-      if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
+      if (!presented || presented.length !== KEY_LENGTH || !presented.startsWith(KEY_PREFIX)) return null;
+      const row = await store.apiKeys.findByLookupId(lookupIdOf(presented));
+      if (!row) return null;
+      // The secret part is checked by comparing hashes in constant time, so response timing says nothing about it.
+      if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), createHash('sha256').update(presented).digest())) return null;
       const now = Date.now();
       if (!row.last_used_at || now - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS) {
         await store.apiKeys.touch(row.id, new Date(now).toISOString());

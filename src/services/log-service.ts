@@ -54,10 +54,10 @@ export function createLogService(store: Store) {
     /** A page of entries, newest first, and how many match in all (read from the counters, not COUNT(*)). */
     async list(workspaceId: string, query: LogQuery): Promise<{ entries: LogEntryView[]; total: number }> {
       const filter = { type: query.type, status: query.status };
-      const [rows, counters] = await Promise.all([
-        store.logs.list(workspaceId, filter, query.limit, query.offset),
-        store.logs.counters(workspaceId),
-      ]);
+      // One transaction, so a send committed in between cannot make the page and its total disagree.
+      const [rows, counters] = await store.transaction((repos) =>
+        Promise.all([repos.logs.list(workspaceId, filter, query.limit, query.offset), repos.logs.counters(workspaceId)]),
+      );
       return { entries: rows.map(view), total: sum(counters, filter) };
     },
 
