@@ -81,7 +81,7 @@ export function createApiKeyService(store: Store) {
       const row = await store.apiKeys.findByLookupId(lookupIdOf(presented));
       if (!row) return null;
       // The secret part is checked by comparing hashes in constant time, so response timing says nothing about it.
-      if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), createHash('sha256').update(presented).digest())) return null;
+      if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hashKey(presented), 'hex'))) return null;
       const now = Date.now();
       if (!row.last_used_at || now - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS) {
         await store.apiKeys.touch(row.id, new Date(now).toISOString());
