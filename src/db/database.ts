@@ -32,4 +32,3 @@ export function openDatabase(config: Pick<Config, 'dataDir'>): Db {
   sqlite.pragma('wal_autocheckpoint = 10000');
   return new Kysely<Database>({ dialect: new BetterSqliteDialect(sqlite) });
 }
-

@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
+import type { LogCountersTable, LogEntriesTable, LogStatus, LogType } from '../db/schema.js';
 import { powerOfTwoChunks } from './chunks.js';
-import type { LogEntriesTable, LogStatus, LogType } from '../db/schema.js';
 
 export type LogEntryRow = LogEntriesTable;
 export interface LogFilter {
@@ -18,12 +18,11 @@ export interface CounterRow {
  * an entry goes through here so the counters can never drift from the log.
  */
 export function createLogsRepository(db: Db) {
-  async function bumpCounters(deltas: Map<string, number>): Promise<void> {
-    for (const [key, delta] of deltas) {
-      const [workspaceId, type, status] = key.split(' ') as [string, LogType, LogStatus];
+  async function bumpCounters(deltas: Iterable<LogCountersTable>): Promise<void> {
+    for (const row of deltas) {
       await db
         .insertInto('log_counters')
-        .values({ workspace_id: workspaceId, type, status, count: delta })
+        .values(row)
         .onConflict((oc) =>
           oc.columns(['workspace_id', 'type', 'status']).doUpdateSet((eb) => ({
             count: eb('log_counters.count', '+', eb.ref('excluded.count')),
@@ -37,12 +36,14 @@ export function createLogsRepository(db: Db) {
     /** Inserts entries (of any workspaces) and counts them. Call inside a transaction. */
     async insertMany(entries: LogEntryRow[]): Promise<void> {
       for (const chunk of powerOfTwoChunks(entries)) await db.insertInto('log_entries').values(chunk).execute();
-      const deltas = new Map<string, number>();
-      for (const entry of entries) {
-        const key = `${entry.workspace_id} ${entry.type} ${entry.status}`;
-        deltas.set(key, (deltas.get(key) ?? 0) + 1);
+      const deltas = new Map<string, LogCountersTable>();
+      for (const { workspace_id, type, status } of entries) {
+        const key = `${workspace_id}\0${type}\0${status}`;
+        const delta = deltas.get(key) ?? { workspace_id, type, status, count: 0 };
+        delta.count += 1;
+        deltas.set(key, delta);
       }
-      await bumpCounters(deltas);
+      await bumpCounters(deltas.values());
     },
 
     async list(workspaceId: string, filter: LogFilter, limit: number, offset: number): Promise<LogEntryRow[]> {
