@@ -7,8 +7,8 @@
  * load generator (this process) nor the other server competes for its event loop.
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
@@ -134,6 +134,40 @@ async function waitReady(child: Child, base: string): Promise<void> {
 
 // ---------------------------------------------------------------- measurement
 
+/** Clock ticks per second of /proc's CPU times (almost always 100). */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc; undefined
+ * where there is no /proc. Unlike req/s, CPU per request hardly moves with what
+ * else the machine is doing, so it shows whether a change made the server cheaper.
+ */
+function cpuSecondsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Measurement {
+  result: autocannon.Result;
+  /** Server CPU time per answered request, in µs, when it could be read. */
+  cpuPerRequestUs: number | undefined;
+  /** The load generator's (this process's) CPU time per request, in µs: near 1e6 / req/s means the client, not the server, was the limit. */
+  clientCpuPerRequestUs: number | undefined;
+}
+
 /** One request by hand first: a benchmark of 401s or failed sends would measure the wrong thing. */
 async function checkOneSend(name: string, base: string, headers: Record<string, string>): Promise<void> {
   const res = await fetch(`${base}/v1/send`, { method: 'POST', headers, body: SEND_BODY, signal: AbortSignal.timeout(5000) });
@@ -149,7 +183,8 @@ async function checkOneSend(name: string, base: string, headers: Record<string, 
   }
 }
 
-async function measure(name: string, base: string, headers: Record<string, string>): Promise<autocannon.Result> {
+async function measure(child: Child, base: string, headers: Record<string, string>): Promise<Measurement> {
+  const name = child.name;
   await checkOneSend(name, base, headers);
   const options = { url: `${base}/v1/send`, method: 'POST' as const, headers, body: SEND_BODY, connections: CONNECTIONS };
   if (WARMUP_S > 0) {
@@ -157,13 +192,26 @@ async function measure(name: string, base: string, headers: Record<string, strin
     await autocannon({ ...options, duration: WARMUP_S });
   }
   console.log(`  ${name}: measuring ${DURATION_S} s at ${CONNECTIONS} connections`);
-  return autocannon({ ...options, duration: DURATION_S });
+  const cpuBefore = cpuSecondsOf(child.proc.pid);
+  const clientBefore = process.cpuUsage();
+  const result = await autocannon({ ...options, duration: DURATION_S });
+  const client = process.cpuUsage(clientBefore);
+  const cpuAfter = cpuSecondsOf(child.proc.pid);
+  const cpuPerRequestUs =
+    cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0
+      ? undefined
+      : ((cpuAfter - cpuBefore) / result.requests.total) * 1e6;
+  const clientCpuPerRequestUs = result.requests.total === 0 ? undefined : (client.user + client.system) / result.requests.total;
+  return { result, cpuPerRequestUs, clientCpuPerRequestUs };
 }
 
 // ---------------------------------------------------------------- report
 
-function report(mailroom: autocannon.Result, bare: autocannon.Result): boolean {
-  const row = (name: string, r: autocannon.Result) =>
+function report(mailroomRun: Measurement, bareRun: Measurement): boolean {
+  const mailroom = mailroomRun.result;
+  const bare = bareRun.result;
+  const micros = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(0));
+  const row = (name: string, { result: r, cpuPerRequestUs, clientCpuPerRequestUs }: Measurement) =>
     [
       name.padEnd(14),
       r.requests.average.toFixed(1).padStart(12),
@@ -173,6 +221,8 @@ function report(mailroom: autocannon.Result, bare: autocannon.Result): boolean {
       String(r.non2xx).padStart(8),
       String(r.errors).padStart(7),
       String(r.timeouts).padStart(9),
+      micros(cpuPerRequestUs).padStart(13),
+      micros(clientCpuPerRequestUs).padStart(13),
     ].join(' ');
   const ratio = mailroom.requests.average / bare.requests.average;
   const ratioOk = ratio >= TARGET_RATIO;
@@ -183,9 +233,9 @@ function report(mailroom: autocannon.Result, bare: autocannon.Result): boolean {
     `POST /v1/send, 1 recipient: ${CONNECTIONS} connections, ${DURATION_S} s (+${WARMUP_S} s warm-up), ` +
       `Node ${process.version}, ${cpus().length} CPUs, store: SQLite (embedded default)`,
   );
-  console.log(`${'server'.padEnd(14)} ${'req/s (avg)'.padStart(12)} ${'p50 ms'.padStart(10)} ${'p99 ms'.padStart(10)} ${'requests'.padStart(10)} ${'non-2xx'.padStart(8)} ${'errors'.padStart(7)} ${'timeouts'.padStart(9)}`);
-  console.log(row('mailroom', mailroom));
-  console.log(row('bare fastify', bare));
+  console.log(`${'server'.padEnd(14)} ${'req/s (avg)'.padStart(12)} ${'p50 ms'.padStart(10)} ${'p99 ms'.padStart(10)} ${'requests'.padStart(10)} ${'non-2xx'.padStart(8)} ${'errors'.padStart(7)} ${'timeouts'.padStart(9)} ${'server CPU µs'.padStart(13)} ${'client CPU µs'.padStart(13)}`);
+  console.log(row('mailroom', mailroomRun));
+  console.log(row('bare fastify', bareRun));
   console.log('');
   console.log(`mailroom/bare req/s: ${(ratio * 100).toFixed(1)} %`);
   console.log(`target req/s >= ${TARGET_RATIO * 100} % of bare: ${ratioOk ? 'PASS' : 'FAIL'} (${(ratio * 100).toFixed(1)} %)`);
@@ -233,7 +283,7 @@ async function main(): Promise<number> {
     });
     const mailroomBase = `http://${HOST}:${mailroomPort}`;
     await waitReady(mailroom, mailroomBase);
-    const mailroomResult = await measure('mailroom', mailroomBase, headers);
+    const mailroomResult = await measure(mailroom, mailroomBase, headers);
     await stopChild(mailroom);
     if (CPU_PROF_DIR) console.log(`bench: CPU profile of the Mailroom child written to ${CPU_PROF_DIR}`);
 
@@ -241,7 +291,7 @@ async function main(): Promise<number> {
     const bare = startChild('bare fastify', ['--import', 'tsx', 'bench/bare-server.ts'], { ...process.env, HOST, PORT: String(barePort) });
     const bareBase = `http://${HOST}:${barePort}`;
     await waitReady(bare, bareBase);
-    const bareResult = await measure('bare fastify', bareBase, headers);
+    const bareResult = await measure(bare, bareBase, headers);
     await stopChild(bare);
 
     return report(mailroomResult, bareResult) ? 0 : 1;

@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { LogCountersTable, LogEntriesTable, LogStatus, LogType } from '../db/schema.js';
-import { powerOfTwoChunks } from './chunks.js';
+import { compileOnce } from '../db/compiled-query.js';
+import { bulkInsert } from './bulk-insert.js';
 
 export type LogEntryRow = LogEntriesTable;
 export interface LogFilter {
@@ -13,29 +14,32 @@ export interface CounterRow {
   count: number;
 }
 
+// Both run on every accepted send.
+const insertEntries = bulkInsert('log_entries', [
+  'id', 'workspace_id', 'message_id', 'type', 'status', 'recipient', 'from_email', 'subject', 'error', 'created_at', 'updated_at',
+]);
+const bumpCounter = compileOnce(
+  (db: Db, row: LogCountersTable) =>
+    db
+      .insertInto('log_counters')
+      .values({ workspace_id: row.workspace_id, type: row.type, status: row.status, count: row.count })
+      .onConflict((oc) =>
+        oc.columns(['workspace_id', 'type', 'status']).doUpdateSet((eb) => ({
+          count: eb('log_counters.count', '+', eb.ref('excluded.count')),
+        })),
+      ),
+  (row) => [row.workspace_id, row.type, row.status, row.count],
+);
+
 /**
  * Log entries and the per-(type, status) counters beside them. Every write of
  * an entry goes through here so the counters can never drift from the log.
  */
 export function createLogsRepository(db: Db) {
-  async function bumpCounters(deltas: Iterable<LogCountersTable>): Promise<void> {
-    for (const row of deltas) {
-      await db
-        .insertInto('log_counters')
-        .values(row)
-        .onConflict((oc) =>
-          oc.columns(['workspace_id', 'type', 'status']).doUpdateSet((eb) => ({
-            count: eb('log_counters.count', '+', eb.ref('excluded.count')),
-          })),
-        )
-        .execute();
-    }
-  }
-
   return {
     /** Inserts entries (of any workspaces) and counts them. Call inside a transaction. */
     async insertMany(entries: LogEntryRow[]): Promise<void> {
-      for (const chunk of powerOfTwoChunks(entries)) await db.insertInto('log_entries').values(chunk).execute();
+      await insertEntries(db, entries);
       const deltas = new Map<string, LogCountersTable>();
       for (const { workspace_id, type, status } of entries) {
         const key = `${workspace_id}\0${type}\0${status}`;
@@ -43,7 +47,7 @@ export function createLogsRepository(db: Db) {
         delta.count += 1;
         deltas.set(key, delta);
       }
-      await bumpCounters(deltas.values());
+      for (const delta of deltas.values()) await bumpCounter(db, delta);
     },
 
     async list(workspaceId: string, filter: LogFilter, limit: number, offset: number): Promise<LogEntryRow[]> {

@@ -1,18 +1,26 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { DeliveryJobsTable, MessagesTable } from '../db/schema.js';
-import { powerOfTwoChunks } from './chunks.js';
+import { bulkInsert } from './bulk-insert.js';
 
 export type NewDeliveryJob = Omit<DeliveryJobsTable, 'attempts'>;
+
+// Both run on every accepted send.
+const insertMessages = bulkInsert('messages', [
+  'id', 'workspace_id', 'from_name', 'from_address', 'reply_to', 'subject', 'html', 'text', 'recipients', 'created_at',
+]);
+const insertJobs = bulkInsert('delivery_jobs', [
+  'id', 'message_id', 'workspace_id', 'state', 'available_at', 'lease_owner', 'lease_expires_at', 'last_error', 'created_at', 'updated_at',
+]);
 
 /** Accepted messages and the outbox rows the delivery worker claims. */
 export function createMessagesRepository(db: Db) {
   return {
     async insertMany(rows: MessagesTable[]): Promise<void> {
-      for (const chunk of powerOfTwoChunks(rows)) await db.insertInto('messages').values(chunk).execute();
+      await insertMessages(db, rows);
     },
     async enqueueDeliveries(rows: NewDeliveryJob[]): Promise<void> {
-      for (const chunk of powerOfTwoChunks(rows)) await db.insertInto('delivery_jobs').values(chunk).execute();
+      await insertJobs(db, rows);
     },
     async findJobByMessage(messageId: string): Promise<Selectable<DeliveryJobsTable> | undefined> {
       return db.selectFrom('delivery_jobs').selectAll().where('message_id', '=', messageId).executeTakeFirst();
