@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { newId, nowIso } from '../src/ids.js';
-import { createAcceptedSendWriter, type AcceptedSend } from '../src/repositories/accepted-send-writer.js';
+import { createAcceptedSendWriter } from '../src/repositories/accepted-send-writer.js';
 import type { Store } from '../src/repositories/index.js';
+import { acceptedSend as makeAcceptedSend } from './helpers/accepted-send.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 describe('accepted-send writer', () => {
@@ -14,15 +14,7 @@ describe('accepted-send writer', () => {
   });
   after(() => t.close());
 
-  function acceptedSend(recipients: number, messageId = newId('msg')): AcceptedSend {
-    const now = nowIso();
-    const base = { workspace_id: t.workspaceId, message_id: messageId, from_email: 'a@sandbox.mailroom.test', subject: 's', error: null, created_at: now, updated_at: now };
-    return {
-      message: { id: messageId, workspace_id: t.workspaceId, from_name: '', from_address: 'a@sandbox.mailroom.test', reply_to: null, subject: 's', html: null, text: 't', recipients: '[]', created_at: now },
-      entries: Array.from({ length: recipients }, (_, i) => ({ ...base, id: newId('log'), type: 'send' as const, status: 'sent' as const, recipient: `r${i}@example.com` })),
-      job: { id: newId('job'), message_id: messageId, workspace_id: t.workspaceId, state: 'pending', available_at: now, lease_owner: null, lease_expires_at: null, last_error: null, created_at: now, updated_at: now },
-    };
-  }
+  const acceptedSend = (recipients: number, messageId?: string) => makeAcceptedSend(t.workspaceId, recipients, messageId);
 
   /** The store, counting the transactions the writer opens. */
   function countingStore(): { store: Store; transactions: () => number } {

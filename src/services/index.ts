@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import { createAcceptedSendWriter } from '../repositories/accepted-send-writer.js';
+import type { AcceptedSendWriter } from '../repositories/accepted-sends.js';
 import type { Store } from '../repositories/index.js';
 import { createApiKeyService } from './api-key-service.js';
 import { createDnsVerifier } from './dns-verifier.js';
@@ -9,12 +10,19 @@ import { createMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { createSendService } from './send-service.js';
 import { createWorkspaceService } from './workspace-service.js';
 
-export function createServices(store: Store, config: Config, rateLimiter: RateLimiter = createMemoryRateLimiter()) {
+export interface ServiceOptions {
+  rateLimiter?: RateLimiter;
+  /** How accepted sends reach the store; by default batched on this thread (see server.ts for the SQLite one). */
+  sendWriter?: AcceptedSendWriter;
+}
+
+export function createServices(store: Store, config: Config, options: ServiceOptions = {}) {
+  const { rateLimiter = createMemoryRateLimiter(), sendWriter = createAcceptedSendWriter(store) } = options;
   return {
     apiKeys: createApiKeyService(store),
     domains: createDomainService(store, createDnsVerifier(config.dnsServers), config),
     logs: createLogService(store),
-    send: createSendService(store, createAcceptedSendWriter(store), config),
+    send: createSendService(store, sendWriter, config),
     workspaces: createWorkspaceService(store),
     rateLimiter,
   };

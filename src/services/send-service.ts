@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { LogStatus } from '../db/schema.js';
 import { newId, nowIso } from '../ids.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
-import type { AcceptedSendWriter } from '../repositories/accepted-send-writer.js';
+import type { AcceptedSendWriter } from '../repositories/accepted-sends.js';
 import type { Store } from '../repositories/index.js';
 import { domainOf, normalizeAddress } from './email-address.js';
 import { parseSendRequest, type SendInput } from './send-request.js';

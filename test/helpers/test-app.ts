@@ -5,9 +5,9 @@ import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Db } from '../../src/db/database.js';
-import { createStore, type Store } from '../../src/repositories/index.js';
-import { openMigratedDatabase } from '../../src/server.js';
-import { createServices, type Services } from '../../src/services/index.js';
+import type { Store } from '../../src/repositories/index.js';
+import { openRuntime } from '../../src/server.js';
+import type { Services } from '../../src/services/index.js';
 
 export interface TestApp {
   app: App;
@@ -28,9 +28,8 @@ export interface TestApp {
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-test-'));
   const config = loadConfig({ MAILROOM_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
-  const db = await openMigratedDatabase(config);
-  const store = createStore(db);
-  const services = createServices(store, config);
+  const runtime = await openRuntime(config);
+  const { db, store, services } = runtime;
   const app = await buildApp({ config, services });
   await app.ready();
   const first = await services.workspaces.create('Test workspace');
@@ -58,7 +57,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     },
     async close() {
       await app.close();
-      await db.destroy();
+      await runtime.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,42 @@
+import type { MessagesTable } from '../db/schema.js';
+import type { Store } from './index.js';
+import type { LogEntryRow } from './logs-repository.js';
+import type { NewDeliveryJob } from './messages-repository.js';
+
+/** Everything one accepted send writes: the message, its log entries and, if anyone is to receive it, its outbox row. */
+export interface AcceptedSend {
+  message: MessagesTable;
+  entries: LogEntryRow[];
+  job: NewDeliveryJob | null;
+}
+
+/** Writes accepted sends durably; `write` resolves only once the send's rows are committed. */
+export interface AcceptedSendWriter {
+  write(send: AcceptedSend): Promise<void>;
+  /** Call once no write is pending (the HTTP server has drained): releases what the writer holds. */
+  close(): Promise<void>;
+}
+
+/**
+ * Writes a batch of sends in one transaction: one multi-row INSERT per table
+ * and one commit for the batch. If that fails, each send is written alone, so
+ * one bad send cannot fail its neighbours. Returns null when every send was
+ * written, else the error of each send (undefined for those written).
+ */
+export async function writeAcceptedSends(store: Store, sends: AcceptedSend[]): Promise<unknown[] | null> {
+  const writeAll = (some: AcceptedSend[]) =>
+    store.transaction(async (repos) => {
+      await repos.messages.insertMany(some.map((s) => s.message));
+      await repos.logs.insertMany(some.flatMap((s) => s.entries));
+      await repos.messages.enqueueDeliveries(some.flatMap((s) => (s.job ? [s.job] : [])));
+    });
+  try {
+    await writeAll(sends);
+    return null;
+  } catch (error) {
+    if (sends.length === 1) return [error ?? new Error('write failed')];
+    const errors: unknown[] = [];
+    for (const send of sends) errors.push(await writeAll([send]).then(() => undefined, (e: unknown) => e ?? new Error('write failed')));
+    return errors;
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Entry of the SQLite send writer thread (see threaded-send-writer.ts): its
+ * own connection to the store, and the same repositories and batch write as
+ * any other writer.
+ */
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import type { Db } from '../db/database.js';
+import { openDatabase } from '../db/database.js';
+import { writeAcceptedSends, type AcceptedSend } from './accepted-sends.js';
+import { createBatchQueue } from './batch-queue.js';
+import { createStore } from './index.js';
+
+export interface SendWriterThreadData {
+  dataDir: string;
+}
+export type SendWriterRequest = { type: 'write'; id: number; sends: AcceptedSend[] } | { type: 'close' };
+export type SendWriterReply =
+  /** errors: null when every send of the request was written, else each send's error (undefined for those written). */
+  | { type: 'written'; id: number; errors: unknown[] | null }
+  /** The thread could not start (the store would not open): it ends after this. */
+  | { type: 'fatal'; message: string };
+
+/** Errors cross threads by structured clone: keep them to what survives it. */
+function cloneable(error: unknown): Error | undefined {
+  if (error === undefined) return undefined;
+  return error instanceof Error ? new Error(error.message) : new Error(String(error));
+}
+
+function run(port: MessagePort, { dataDir }: SendWriterThreadData): void {
+  let db: Db;
+  try {
+    db = openDatabase({ dataDir });
+  } catch (error) {
+    // Reported as a message rather than thrown: the parent fails the writes it holds with this reason.
+    port.postMessage({ type: 'fatal', message: error instanceof Error ? error.message : String(error) } satisfies SendWriterReply);
+    port.close();
+    return;
+  }
+  const store = createStore(db);
+  type WriteRequest = Extract<SendWriterRequest, { type: 'write' }>;
+
+  // Requests that arrive while a batch commits are written together in the next one.
+  const enqueue = createBatchQueue<WriteRequest>(
+    async (requests) => {
+      const errors = await writeAcceptedSends(
+        store,
+        requests.flatMap((r) => r.sends),
+      );
+      let offset = 0;
+      for (const { id, sends } of requests) {
+        const slice = errors && errors.slice(offset, offset + sends.length).map(cloneable);
+        port.postMessage({ type: 'written', id, errors: slice } satisfies SendWriterReply);
+        offset += sends.length;
+      }
+    },
+    (error, requests) => {
+      for (const { id, sends } of requests) port.postMessage({ type: 'written', id, errors: sends.map(() => cloneable(error)) } satisfies SendWriterReply);
+    },
+  );
+
+  port.on('message', (request: SendWriterRequest) => {
+    if (request.type === 'write') return enqueue(request);
+    // The parent sends `close` once nothing is in flight: release the connection, then let the thread end.
+    port.close();
+    void db.destroy();
+  });
+}
+
+if (parentPort) run(parentPort, workerData as SendWriterThreadData);

@@ -1,0 +1,111 @@
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import type { AcceptedSend, AcceptedSendWriter } from './accepted-sends.js';
+import { createBatchQueue } from './batch-queue.js';
+import type { SendWriterReply, SendWriterRequest, SendWriterThreadData } from './send-writer-thread.js';
+
+interface Pending {
+  send: AcceptedSend;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+// The service runs its TypeScript through tsx, without a build step; a worker
+// does not inherit the parent's module loader, so it registers tsx itself
+// before it loads its entry.
+const THREAD_ENTRY = new URL('./send-writer-thread.ts', import.meta.url).href;
+const THREAD_BOOTSTRAP = `
+  import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
+  register();
+  await import(${JSON.stringify(THREAD_ENTRY)});
+`;
+
+/**
+ * The writer for the embedded SQLite store. better-sqlite3 works
+ * synchronously, so on the HTTP thread every INSERT, commit and fsync of the
+ * send path would stall every other request. Here they run on a thread of
+ * their own with its own connection (WAL lets the HTTP thread's connection
+ * keep reading meanwhile): this thread batches the sends of each event-loop
+ * turn into one message, the writer thread merges the messages that arrive
+ * while it commits, and each caller's promise resolves only once the commit
+ * holding its rows is done.
+ *
+ * Should the thread die, the sends it held are rejected (their outcome is
+ * unknown: the caller answers 500 and the client retries) and the next write
+ * starts a new thread.
+ */
+export function createThreadedSendWriter(dataDir: string): AcceptedSendWriter {
+  let worker: Worker | undefined;
+  let nextRequestId = 0;
+  const inFlight = new Map<number, Pending[]>();
+  let drained: (() => void) | undefined;
+  let closed = false;
+
+  function settle(id: number, errors: unknown[] | null): void {
+    const batch = inFlight.get(id);
+    if (!batch) return;
+    inFlight.delete(id);
+    if (inFlight.size === 0) worker?.unref();
+    batch.forEach((pending, i) => (errors?.[i] === undefined ? pending.resolve() : pending.reject(errors[i])));
+    if (inFlight.size === 0) drained?.();
+  }
+
+  function failAll(error: Error): void {
+    for (const [id, batch] of inFlight) settle(id, batch.map(() => error));
+  }
+
+  function thread(): Worker {
+    if (worker) return worker;
+    const data: SendWriterThreadData = { dataDir };
+    const started = new Worker(THREAD_BOOTSTRAP, { eval: true, workerData: data });
+    // Only writes in flight keep the process alive; an idle thread must not.
+    started.unref();
+    // One thread at a time holds every write in flight; once it is replaced, its late events concern nobody.
+    const lost = (reason: string) => {
+      if (worker !== started) return;
+      worker = undefined;
+      failAll(new Error(reason));
+    };
+    started.on('message', (reply: SendWriterReply) => {
+      if (reply.type === 'written') settle(reply.id, reply.errors);
+      else lost(`The send writer thread failed: ${reply.message}`);
+    });
+    started.on('error', (error) => lost(`The send writer thread failed: ${error.message}`));
+    started.on('exit', (code) => lost(`The send writer thread exited (code ${code})`));
+    worker = started;
+    return started;
+  }
+
+  const enqueue = createBatchQueue<Pending>(
+    async (batch) => {
+      const id = nextRequestId++;
+      inFlight.set(id, batch);
+      const request: SendWriterRequest = { type: 'write', id, sends: batch.map((p) => p.send) };
+      const target = thread();
+      target.ref();
+      target.postMessage(request);
+    },
+    (error, batch) => batch.forEach((pending) => pending.reject(error)),
+  );
+
+  return {
+    write(send) {
+      if (closed) return Promise.reject(new Error('The send writer is closed'));
+      return new Promise<void>((resolve, reject) => enqueue({ send, resolve, reject }));
+    },
+    async close() {
+      closed = true;
+      // Sends queued this turn are posted at its end: let that happen, then wait for their replies.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (inFlight.size > 0) await new Promise<void>((resolve) => (drained = resolve));
+      const stopping = worker;
+      if (!stopping) return;
+      worker = undefined;
+      // Referenced again, so the process waits for the thread to close its connection.
+      stopping.ref();
+      const exited = once(stopping, 'exit');
+      stopping.postMessage({ type: 'close' } satisfies SendWriterRequest);
+      await exited;
+    },
+  };
+}
