@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
-import { openDatabase } from './db/database.js';
+import { UnreachableError } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { AppError } from './errors.js';
 import { createStore } from './repositories/index.js';
-import { openMigratedDatabase, startServer } from './server.js';
+import { openMigratedDatabase, openReachableDatabase, startServer } from './server.js';
 import { createServices } from './services/index.js';
 
 const HELP = `Usage: mailroom <command> [options]
@@ -53,7 +53,7 @@ async function main(argv: string[]): Promise<number> {
       return -1;
     }
     case 'migrate': {
-      const db = openDatabase(config);
+      const db = await openReachableDatabase(config);
       try {
         const applied = await migrateToLatest(db);
         process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date\n');
@@ -102,7 +102,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error: unknown) => {
-    const known = error instanceof ConfigError || error instanceof AppError || error instanceof UsageError;
+    const known = error instanceof ConfigError || error instanceof AppError || error instanceof UsageError || error instanceof UnreachableError;
     process.stderr.write(`mailroom: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`);
     process.exitCode = error instanceof UsageError ? 2 : 1;
   },

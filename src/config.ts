@@ -12,7 +12,11 @@ const EnvSchema = Type.Object({
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
   MAILROOM_DATA_DIR: Type.String({ minLength: 1, default: './data' }),
-  DATABASE_URL: Type.Optional(Type.String()),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 30000 }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  REDIS_KEY_PREFIX: Type.String({ minLength: 1, default: 'mailroom:' }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   MAILROOM_PROVIDER: Type.Enum(['sandbox'], { default: 'sandbox' }),
   DNS_SERVERS: Type.Optional(Type.String()),
@@ -25,10 +29,21 @@ const EnvSchema = Type.Object({
 
 type Env = Static<typeof EnvSchema>;
 
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL']);
+
 export interface Config {
   host: string;
   port: number;
+  /** Where the embedded SQLite store lives; unused when `databaseUrl` is set. */
   dataDir: string;
+  /** PostgreSQL instead of the embedded store, when set. */
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  /** Longest a PostgreSQL statement may run; 0 for no bound. */
+  databaseStatementTimeoutMs: number;
+  /** Rate-limit counters in Redis (shared by every process) instead of this process's memory, when set. */
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
   logLevel: Env['LOG_LEVEL'];
   provider: Env['MAILROOM_PROVIDER'];
   /** Resolvers for domain verification, as `ip` or `ip:port`; empty means the system's. */
@@ -55,18 +70,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const firstError = Value.Errors(EnvSchema, converted)[0];
   if (firstError) {
     const name = firstError.instancePath.replace(/^\//, '');
-    throw new ConfigError(`Invalid configuration: ${name} ${describe(name, firstError.message)} (got ${JSON.stringify(raw[name])})`);
+    // URLs may carry a password: never echo them.
+    const got = SECRET_VARIABLES.has(name) ? '' : ` (got ${JSON.stringify(raw[name])})`;
+    throw new ConfigError(`Invalid configuration: ${name} ${describe(name, firstError.message)}${got}`);
   }
   const parsed = converted as Env;
-  if (parsed.DATABASE_URL !== undefined) {
-    throw new ConfigError(
-      'Invalid configuration: DATABASE_URL is not supported yet; leave it unset to use the embedded SQLite store under MAILROOM_DATA_DIR',
-    );
-  }
   return {
     host: parsed.HOST,
     port: parsed.PORT,
     dataDir: resolve(parsed.MAILROOM_DATA_DIR),
+    databaseUrl: parsed.DATABASE_URL,
+    databasePoolSize: parsed.DATABASE_POOL_SIZE,
+    databaseStatementTimeoutMs: parsed.DATABASE_STATEMENT_TIMEOUT_MS,
+    redisUrl: parsed.REDIS_URL,
+    redisKeyPrefix: parsed.REDIS_KEY_PREFIX,
     logLevel: parsed.LOG_LEVEL,
     provider: parsed.MAILROOM_PROVIDER,
     dnsServers: parseDnsServers(parsed.DNS_SERVERS),
@@ -84,6 +101,10 @@ function describe(name: string, schemaMessage: string): string {
   if (property && 'type' in property && property.type === 'integer') {
     const { minimum, maximum } = property as { minimum?: number; maximum?: number };
     return `must be an integer${maximum !== undefined ? ` from ${minimum} to ${maximum}` : minimum !== undefined ? ` of at least ${minimum}` : ''}`;
+  }
+  if (property && 'pattern' in property) {
+    const scheme = name === 'DATABASE_URL' ? 'postgres://' : 'redis://';
+    return `must be a ${scheme} URL`;
   }
   return schemaMessage;
 }

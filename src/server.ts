@@ -1,14 +1,30 @@
 import { buildApp, type App } from './app.js';
 import type { Config } from './config.js';
-import { openDatabase, type Db } from './db/database.js';
+import { openDatabase, pingDatabase, storeKindOf, UnreachableError, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
+import { connectRedis } from './db/redis.js';
+import { createAcceptedSendWriter } from './repositories/accepted-send-writer.js';
 import { createStore, type Store } from './repositories/index.js';
 import { createThreadedSendWriter } from './repositories/threaded-send-writer.js';
 import { createServices, type Services } from './services/index.js';
+import { createMemoryRateLimiter, createRedisRateLimiter } from './services/rate-limiter.js';
+
+/** Opens the store the configuration names and checks that it answers. */
+export async function openReachableDatabase(config: Config): Promise<Db> {
+  const db = openDatabase(config);
+  if (storeKindOf(config) === 'postgres') {
+    // Named plainly, and without the URL (it may carry a password).
+    await pingDatabase(db).catch(async (error: Error) => {
+      await db.destroy();
+      throw new UnreachableError(`Cannot reach PostgreSQL at DATABASE_URL: ${error.message}`);
+    });
+  }
+  return db;
+}
 
 /** Opens the store and applies pending migrations: what every command that touches data needs first. */
 export async function openMigratedDatabase(config: Config): Promise<Db> {
-  const db = openDatabase(config);
+  const db = await openReachableDatabase(config);
   try {
     await migrateToLatest(db);
   } catch (error) {
@@ -18,12 +34,12 @@ export async function openMigratedDatabase(config: Config): Promise<Db> {
   return db;
 }
 
-/** Everything the API runs on: the migrated store, the send writer beside it, the services over both. */
+/** Everything the API runs on: the migrated store, the send writer and Redis beside it, the services over them. */
 export interface Runtime {
   db: Db;
   store: Store;
   services: Services;
-  /** Once no request is in flight: stops the send writer, then closes the store. */
+  /** Once no request is in flight: stops the send writer, then closes the store (its pool) and Redis. */
   close(): Promise<void>;
 }
 
@@ -31,15 +47,27 @@ export interface Runtime {
 export async function openRuntime(config: Config): Promise<Runtime> {
   const db = await openMigratedDatabase(config);
   const store = createStore(db);
-  // Migrated first: the writer thread opens the same file and expects the schema in place.
-  const sendWriter = createThreadedSendWriter(config.dataDir);
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl).catch(async (error) => {
+    await db.destroy();
+    throw error;
+  }) : undefined;
+  // SQLite works on the calling thread, so its send writes get a thread of their own (migrated
+  // first: that thread opens the same file and expects the schema); PostgreSQL works in its own
+  // processes, and the batching writer on this thread suffices.
+  const sendWriter = storeKindOf(config) === 'sqlite' ? createThreadedSendWriter(config.dataDir) : createAcceptedSendWriter(store);
+  const services = createServices(store, config, {
+    sendWriter,
+    rateLimiter: redis ? createRedisRateLimiter(redis, config.redisKeyPrefix) : createMemoryRateLimiter(),
+    healthChecks: redis ? { redis: () => redis.ping() } : {},
+  });
   return {
     db,
     store,
-    services: createServices(store, config, { sendWriter }),
+    services,
     async close() {
       await sendWriter.close();
       await db.destroy();
+      redis?.disconnect();
     },
   };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import SQLite from 'better-sqlite3';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/database.js';
 import { createAcceptedSendWriter } from '../src/repositories/accepted-send-writer.js';
 import type { Store } from '../src/repositories/index.js';
 import { acceptedSend as makeAcceptedSend } from './helpers/accepted-send.js';
@@ -28,18 +28,17 @@ describe('accepted-send writer', () => {
   it('writes the sends of one event-loop turn in one transaction, each resolved after the commit', async () => {
     const { store, transactions } = countingStore();
     const writer = createAcceptedSendWriter(store);
-    // Another connection sees committed rows only: what it sees when a promise resolves is durable.
-    const reader = new SQLite(join(t.config.dataDir, 'mailroom.db'), { readonly: true });
-    const visible = reader.prepare('select count(*) as n from log_entries where message_id = ?');
+    // Another connection (pool) sees committed rows only: what it sees once a promise resolves is durable.
+    const reader = openDatabase(loadConfig(t.storeEnv));
+    const visible = async (messageId: string) =>
+      Number((await reader.selectFrom('log_entries').select((eb) => eb.fn.countAll<number>().as('n')).where('message_id', '=', messageId).executeTakeFirstOrThrow()).n);
     // 300 sends of 3 recipients: more rows than one INSERT takes, so chunking is exercised too.
     const sends = Array.from({ length: 300 }, () => acceptedSend(3));
-    const seenAtResolve: number[] = [];
+    let seenAtResolve: number[];
     try {
-      await Promise.all(
-        sends.map((send) => writer.write(send).then(() => seenAtResolve.push((visible.get(send.message.id) as { n: number }).n))),
-      );
+      seenAtResolve = await Promise.all(sends.map((send) => writer.write(send).then(() => visible(send.message.id))));
     } finally {
-      reader.close();
+      await reader.destroy();
     }
     assert.deepEqual(new Set(seenAtResolve), new Set([3]), 'every send was committed when its promise resolved');
     assert.equal(transactions(), 1);

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { freshStore, type FreshStore } from './helpers/test-store.js';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'mailroom.js');
 
@@ -13,11 +12,12 @@ function mailroom(args: string[], env: Record<string, string>) {
 }
 
 describe('the mailroom command', () => {
-  let dataDir: string;
-  before(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'mailroom-cli-'));
+  // The store of this test run (SQLite, or a PostgreSQL database of its own), named by environment as for any process.
+  let store: FreshStore;
+  before(async () => {
+    store = await freshStore();
   });
-  after(() => rmSync(dataDir, { recursive: true, force: true }));
+  after(() => store.drop());
 
   it('lists its commands with --help, through npx as the README says', () => {
     const res = spawnSync('npx', ['mailroom', '--help'], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8' });
@@ -28,37 +28,37 @@ describe('the mailroom command', () => {
   });
 
   it('creates a workspace and prints exactly {"workspace_id", "api_key"} with --json', () => {
-    const res = mailroom(['workspace', 'create', '--name', 'Acme', '--json'], { MAILROOM_DATA_DIR: dataDir });
+    const res = mailroom(['workspace', 'create', '--name', 'Acme', '--json'], store.env);
     assert.equal(res.status, 0, res.stderr);
     assert.match(res.stdout, /^\{"workspace_id": "ws_[0-9a-z]{26}", "api_key": "mr_[A-Za-z0-9_-]{43}"\}\n$/);
     assert.deepEqual(Object.keys(JSON.parse(res.stdout)), ['workspace_id', 'api_key']);
   });
 
-  it('migrates, then reports the store up to date', () => {
-    const fresh = mkdtempSync(join(tmpdir(), 'mailroom-migrate-'));
+  it('migrates, then reports the store up to date', async () => {
+    const fresh = await freshStore();
     try {
-      assert.equal(mailroom(['migrate'], { MAILROOM_DATA_DIR: fresh }).stdout, 'Applied: 0001-initial\n');
-      assert.equal(mailroom(['migrate'], { MAILROOM_DATA_DIR: fresh }).stdout, 'Database is up to date\n');
+      assert.equal(mailroom(['migrate'], fresh.env).stdout, 'Applied: 0001-initial\n');
+      assert.equal(mailroom(['migrate'], fresh.env).stdout, 'Database is up to date\n');
     } finally {
-      rmSync(fresh, { recursive: true, force: true });
+      await fresh.drop();
     }
   });
 
   it('creates a further key for an existing workspace, and refuses an unknown one', () => {
-    const { workspace_id } = JSON.parse(mailroom(['workspace', 'create', '--name', 'Keys', '--json'], { MAILROOM_DATA_DIR: dataDir }).stdout);
-    const res = mailroom(['api-key', 'create', '--workspace', workspace_id, '--name', 'rescue', '--json'], { MAILROOM_DATA_DIR: dataDir });
+    const { workspace_id } = JSON.parse(mailroom(['workspace', 'create', '--name', 'Keys', '--json'], store.env).stdout);
+    const res = mailroom(['api-key', 'create', '--workspace', workspace_id, '--name', 'rescue', '--json'], store.env);
     assert.equal(res.status, 0, res.stderr);
     assert.equal(JSON.parse(res.stdout).name, 'rescue');
-    const unknown = mailroom(['api-key', 'create', '--workspace', 'ws_nope', '--name', 'x'], { MAILROOM_DATA_DIR: dataDir });
+    const unknown = mailroom(['api-key', 'create', '--workspace', 'ws_nope', '--name', 'x'], store.env);
     assert.equal(unknown.status, 1);
     assert.equal(unknown.stderr, 'mailroom: No workspace ws_nope\n');
   });
 
   it('refuses an unknown command and a missing option', () => {
-    const unknown = mailroom(['frobnicate'], { MAILROOM_DATA_DIR: dataDir });
+    const unknown = mailroom(['frobnicate'], store.env);
     assert.equal(unknown.status, 2);
     assert.ok(unknown.stderr.startsWith('Unknown command: frobnicate'));
-    const missing = mailroom(['workspace', 'create'], { MAILROOM_DATA_DIR: dataDir });
+    const missing = mailroom(['workspace', 'create'], store.env);
     assert.equal(missing.status, 2);
     assert.equal(missing.stderr, 'mailroom: --name is required\n');
   });
@@ -71,16 +71,31 @@ describe('the mailroom command', () => {
     [{ RATE_LIMIT_SEND_PER_MIN: '0' }, 'Invalid configuration: RATE_LIMIT_SEND_PER_MIN must be an integer of at least 1 (got "0")'],
     [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false (got "maybe")'],
     [{ DNS_SERVERS: '127.0.0.1:5353,dns.example' }, 'Invalid configuration: DNS_SERVERS must be a comma-separated list of ip or ip:port entries (got "dns.example")'],
+    [{ DATABASE_POOL_SIZE: '0' }, 'Invalid configuration: DATABASE_POOL_SIZE must be an integer from 1 to 1000 (got "0")'],
+    [{ DATABASE_STATEMENT_TIMEOUT_MS: '-1' }, 'Invalid configuration: DATABASE_STATEMENT_TIMEOUT_MS must be an integer of at least 0 (got "-1")'],
+    // URLs may carry passwords: the message names the variable, never the value.
+    [{ DATABASE_URL: 'mysql://root:hunter2@db/mail' }, 'Invalid configuration: DATABASE_URL must be a postgres:// URL'],
+    [{ REDIS_URL: 'memcached://:hunter2@cache' }, 'Invalid configuration: REDIS_URL must be a redis:// URL'],
   ];
   for (const [env, message] of badValues) {
     const name = Object.keys(env)[0]!;
     it(`stops start-up on a bad ${name}, naming it`, () => {
       assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.message === message);
-      const res = mailroom(['serve'], { MAILROOM_DATA_DIR: dataDir, ...env });
+      const res = mailroom(['serve'], { ...store.env, ...env });
       assert.equal(res.status, 1);
       assert.equal(res.stderr, `mailroom: ${message}\n`);
     });
   }
+
+  it('stops start-up when PostgreSQL or Redis cannot be reached, saying which, without the password', () => {
+    const postgres = mailroom(['serve'], { ...store.env, DATABASE_URL: 'postgres://mailroom:hunter2@127.0.0.1:1/mailroom' });
+    assert.equal(postgres.status, 1);
+    assert.match(postgres.stderr, /^mailroom: Cannot reach PostgreSQL at DATABASE_URL: .*ECONNREFUSED/);
+    const redis = mailroom(['serve'], { ...store.env, REDIS_URL: 'redis://:hunter2@127.0.0.1:1' });
+    assert.equal(redis.status, 1);
+    assert.match(redis.stderr, /^mailroom: Cannot reach Redis at REDIS_URL: .*ECONNREFUSED/);
+    for (const output of [postgres.stdout, postgres.stderr, redis.stdout, redis.stderr]) assert.ok(!output.includes('hunter2'));
+  });
 
   it('reads DNS servers with ports and IPv6, and defaults every other setting', () => {
     const config = loadConfig({ DNS_SERVERS: '127.0.0.1:5353, ::1 ,[::1]:53' });
@@ -93,7 +108,7 @@ describe('the mailroom command', () => {
   });
 
   it('serves until SIGTERM, then exits cleanly', async () => {
-    const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, MAILROOM_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' } });
+    const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, ...store.env, PORT: '0', LOG_LEVEL: 'info' } });
     const port = await new Promise<number>((resolve, reject) => {
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => {

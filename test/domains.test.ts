@@ -150,7 +150,7 @@ describe('domains', () => {
       const created = (await add('flaky.example')).json().data;
       dns.setTxt(dkimOf(created.records).name, [dkimOf(created.records).value]);
       assert.equal((await t.call('POST', `/v1/domains/${created.id}/verify`)).json().data.status, 'verified');
-      const unreachable = await createTestApp({ DNS_SERVERS: '127.0.0.1:1', MAILROOM_DATA_DIR: t.config.dataDir });
+      const unreachable = await createTestApp({ DNS_SERVERS: '127.0.0.1:1' }, { shareStoreWith: t });
       try {
         const res = await unreachable.call('POST', `/v1/domains/${created.id}/verify`, { key: t.apiKey });
         assert.equal(res.statusCode, 200);
@@ -169,7 +169,7 @@ describe('domains', () => {
     await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
     const { port } = silent.address();
     const created = (await add('silent.example')).json().data;
-    const blackhole = await createTestApp({ DNS_SERVERS: `127.0.0.1:${port}`, MAILROOM_DATA_DIR: t.config.dataDir });
+    const blackhole = await createTestApp({ DNS_SERVERS: `127.0.0.1:${port}` }, { shareStoreWith: t });
     try {
       const started = Date.now();
       const res = await blackhole.call('POST', `/v1/domains/${created.id}/verify`, { key: t.apiKey });

@@ -4,10 +4,8 @@ import { MAX_BODY_BYTES } from '../src/app.js';
 import { startServer } from '../src/server.js';
 import { loadConfig } from '../src/config.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { freshStore } from './helpers/test-store.js';
 
 describe('HTTP envelope and error mapping', () => {
   let t: TestApp;
@@ -77,8 +75,8 @@ describe('HTTP envelope and error mapping', () => {
 
 describe('a real listening server', () => {
   it('serves the API over TCP on HOST:PORT', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-listen-'));
-    const env = { MAILROOM_DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+    const store = await freshStore();
+    const env = { ...store.env, LOG_LEVEL: 'silent' };
     const created = spawnSync(process.execPath, ['bin/mailroom.js', 'workspace', 'create', '--name', 'Listen', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' });
     const { api_key: apiKey } = JSON.parse(created.stdout);
     const app = await startServer(loadConfig({ ...env, PORT: '0' }));
@@ -97,7 +95,7 @@ describe('a real listening server', () => {
       assert.equal(((await logs.json()) as { data: { message_id: string }[] }).data[0]!.message_id, data.message_id);
     } finally {
       await app.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      await store.drop();
     }
   });
 });

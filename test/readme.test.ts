@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
+import { freshStore } from './helpers/test-store.js';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -21,8 +21,8 @@ function firstSendBlock(): string {
 
 describe('README', () => {
   it('runs the first send as written against a fresh server in sandbox mode', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-readme-'));
-    const app = await startServer(loadConfig({ MAILROOM_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0' }));
+    const store = await freshStore();
+    const app = await startServer(loadConfig({ ...store.env, LOG_LEVEL: 'silent', PORT: '0' }));
     try {
       const { port } = app.server.address() as { port: number };
       // Only the port differs from the README: 3000 may be taken on a test machine.
@@ -30,7 +30,7 @@ describe('README', () => {
       // Asynchronously: the server answering curl runs on this process's event loop.
       const { stdout: output } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], {
         cwd: ROOT,
-        env: { ...process.env, MAILROOM_DATA_DIR: dataDir },
+        env: { ...process.env, ...store.env },
         encoding: 'utf8',
         timeout: 60_000,
       });
@@ -43,7 +43,7 @@ describe('README', () => {
       assert.equal(stats.data.total_sent, 1);
     } finally {
       await app.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      await store.drop();
     }
   });
 });

@@ -10,7 +10,8 @@ import { createTestApp, type TestApp } from './helpers/test-app.js';
 describe('threaded send writer (SQLite)', () => {
   let t: TestApp;
   before(async () => {
-    t = await createTestApp();
+    // This writer exists for SQLite only; it is tested on SQLite in every run.
+    t = await createTestApp({}, { store: 'sqlite' });
   });
   after(() => t.close());
 

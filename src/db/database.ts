@@ -1,20 +1,39 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Database } from './schema.js';
 import { BetterSqliteDialect } from './sqlite-dialect.js';
 
 export type Db = Kysely<Database>;
 
-/**
- * Opens the store named by the configuration. Today that is the embedded
- * SQLite file; a PostgreSQL dialect slots in here and nowhere else.
- */
-export function openDatabase(config: Pick<Config, 'dataDir'>): Db {
-  mkdirSync(config.dataDir, { recursive: true });
-  const sqlite = new SQLite(join(config.dataDir, 'mailroom.db'));
+/** A store or service named by the configuration did not answer at start-up; the message names the variable. */
+export class UnreachableError extends Error {
+  override name = 'UnreachableError';
+}
+
+/** Which store a configuration opens: the embedded SQLite file, or PostgreSQL when DATABASE_URL is set. */
+export type StoreKind = 'sqlite' | 'postgres';
+
+export function storeKindOf(config: Pick<Config, 'databaseUrl'>): StoreKind {
+  return config.databaseUrl ? 'postgres' : 'sqlite';
+}
+
+/** Opens the store the configuration names. Every difference between the two starts here. */
+export function openDatabase(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs'>): Db {
+  return config.databaseUrl ? openPostgres(config.databaseUrl, config) : openSqlite(config.dataDir);
+}
+
+/** One round trip to the store; throws if it cannot be reached. */
+export async function pingDatabase(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
+}
+
+export function openSqlite(dataDir: string): Db {
+  mkdirSync(dataDir, { recursive: true });
+  const sqlite = new SQLite(join(dataDir, 'mailroom.db'));
   // WAL lets readers run beside the writer. FULL syncs the WAL at every
   // commit: a 200 means the send survives a power cut, not just a process
   // crash (DESIGN.md §3). Sends are committed in batches, so that is one fsync
@@ -22,13 +41,29 @@ export function openDatabase(config: Pick<Config, 'dataDir'>): Db {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  // Another process (the CLI beside a running server) may hold the write lock
-  // for a moment; wait for it rather than fail. The driver is synchronous, so
-  // the wait blocks this process: fine for short CLI writes, the only ones there are.
+  // Other connections (the send writer thread, the CLI) hold the write lock
+  // for a moment at a time; wait for it rather than fail. The driver is
+  // synchronous, so the wait blocks this thread: fine for the short writes there are.
   sqlite.pragma('busy_timeout = 5000');
   // A 64 MiB page cache and checkpoints every ~40 MiB of WAL: hot index pages
   // are written back once per checkpoint, not once per few hundred sends.
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('wal_autocheckpoint = 10000');
   return new Kysely<Database>({ dialect: new BetterSqliteDialect(sqlite) });
+}
+
+/** How long a new pool connection may take before the request that needed it fails. */
+const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
+
+function openPostgres(url: string, config: Pick<Config, 'databasePoolSize' | 'databaseStatementTimeoutMs'>): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: config.databasePoolSize,
+    connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
+    ...(config.databaseStatementTimeoutMs > 0 ? { statement_timeout: config.databaseStatementTimeoutMs } : {}),
+  });
+  // An idle client whose server went away emits here; without a listener that would end the process.
+  // The pool drops that client and the next query opens a new one.
+  pool.on('error', () => {});
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.js';
+import { pingDatabase, type Db } from '../db/database.js';
 import { createApiKeysRepository } from './api-keys-repository.js';
 import { createDomainsRepository } from './domains-repository.js';
 import { createLogsRepository } from './logs-repository.js';
@@ -26,11 +26,26 @@ export interface Store extends Repositories {
    * for the single connection this transaction holds, and would wait forever.
    */
   transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
+  /**
+   * Runs read-only `work` on one consistent snapshot: PostgreSQL's REPEATABLE
+   * READ (its default READ COMMITTED gives each statement its own); on SQLite
+   * every transaction is one snapshot already, and the settings are ignored.
+   */
+  snapshot<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
+  /** One round trip; throws when the store cannot be reached. */
+  ping(): Promise<void>;
 }
 
 export function createStore(db: Db): Store {
   return {
     ...bind(db),
     transaction: (work) => db.transaction().execute((trx) => work(bind(trx))),
+    snapshot: (work) =>
+      db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .setAccessMode('read only')
+        .execute((trx) => work(bind(trx))),
+    ping: () => pingDatabase(db),
   };
 }

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { Db } from '../db/database.js';
-import { openDatabase } from '../db/database.js';
+import { openSqlite } from '../db/database.js';
 import { writeAcceptedSends, type AcceptedSend } from './accepted-sends.js';
 import { createBatchQueue } from './batch-queue.js';
 import { createStore } from './index.js';
@@ -29,7 +29,7 @@ function cloneable(error: unknown): Error | undefined {
 function run(port: MessagePort, { dataDir }: SendWriterThreadData): void {
   let db: Db;
   try {
-    db = openDatabase({ dataDir });
+    db = openSqlite(dataDir);
   } catch (error) {
     // Reported as a message rather than thrown: the parent fails the writes it holds with this reason.
     port.postMessage({ type: 'fatal', message: error instanceof Error ? error.message : String(error) } satisfies SendWriterReply);

@@ -5,6 +5,7 @@ import type { Store } from '../repositories/index.js';
 import { createApiKeyService } from './api-key-service.js';
 import { createDnsVerifier } from './dns-verifier.js';
 import { createDomainService } from './domain-service.js';
+import { createHealthService } from './health-service.js';
 import { createLogService } from './log-service.js';
 import { createMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { createSendService } from './send-service.js';
@@ -12,13 +13,16 @@ import { createWorkspaceService } from './workspace-service.js';
 
 export interface ServiceOptions {
   rateLimiter?: RateLimiter;
+  /** Dependencies besides the store that the health check asks (Redis, when configured). */
+  healthChecks?: Record<string, () => Promise<unknown>>;
   /** How accepted sends reach the store; by default batched on this thread (see server.ts for the SQLite one). */
   sendWriter?: AcceptedSendWriter;
 }
 
 export function createServices(store: Store, config: Config, options: ServiceOptions = {}) {
-  const { rateLimiter = createMemoryRateLimiter(), sendWriter = createAcceptedSendWriter(store) } = options;
+  const { rateLimiter = createMemoryRateLimiter(), sendWriter = createAcceptedSendWriter(store), healthChecks = {} } = options;
   return {
+    health: createHealthService({ database: () => store.ping(), ...healthChecks }),
     apiKeys: createApiKeyService(store),
     domains: createDomainService(store, createDnsVerifier(config.dnsServers), config),
     logs: createLogService(store),

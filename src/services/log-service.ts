@@ -54,8 +54,8 @@ export function createLogService(store: Store) {
     /** A page of entries, newest first, and how many match in all (read from the counters, not COUNT(*)). */
     async list(workspaceId: string, query: LogQuery): Promise<{ entries: LogEntryView[]; total: number }> {
       const filter = { type: query.type, status: query.status };
-      // One transaction, so a send committed in between cannot make the page and its total disagree.
-      const [rows, counters] = await store.transaction((repos) =>
+      // One snapshot, so a send committed in between cannot make the page and its total disagree.
+      const [rows, counters] = await store.snapshot((repos) =>
         Promise.all([repos.logs.list(workspaceId, filter, query.limit, query.offset), repos.logs.counters(workspaceId)]),
       );
       return { entries: rows.map(view), total: sum(counters, filter) };

@@ -1,4 +1,5 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 /** DESIGN.md fixes one-minute windows; only the number of requests per window is configurable. */
 export const RATE_LIMIT_WINDOW_SECONDS = 60;
@@ -15,13 +16,13 @@ export interface RateLimiter {
   consume(bucket: string, limit: number): Promise<RateLimitDecision>;
 }
 
-/** Fixed windows kept in this process's memory (rate-limiter-flexible): the embedded default. */
-export function createMemoryRateLimiter(): RateLimiter {
-  const byLimit = new Map<number, RateLimiterMemory>();
+/** rate-limiter-flexible keeps one limiter per points-per-window; ours are made on first use of each limit. */
+function createRateLimiter(make: (limit: number) => RateLimiterAbstract): RateLimiter {
+  const byLimit = new Map<number, RateLimiterAbstract>();
   const limiterFor = (limit: number) => {
     let limiter = byLimit.get(limit);
     if (!limiter) {
-      limiter = new RateLimiterMemory({ points: limit, duration: RATE_LIMIT_WINDOW_SECONDS, keyPrefix: `rl${limit}` });
+      limiter = make(limit);
       byLimit.set(limit, limiter);
     }
     return limiter;
@@ -34,6 +35,7 @@ export function createMemoryRateLimiter(): RateLimiter {
       try {
         result = await limiterFor(limit).consume(bucket);
       } catch (rejection) {
+        // A RateLimiterRes means "over the limit"; anything else (Redis down) is an error.
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
         result = rejection;
         allowed = false;
@@ -46,4 +48,28 @@ export function createMemoryRateLimiter(): RateLimiter {
       };
     },
   };
+}
+
+/** Fixed windows kept in this process's memory: the embedded default, right for one process. */
+export function createMemoryRateLimiter(): RateLimiter {
+  return createRateLimiter((limit) => new RateLimiterMemory({ points: limit, duration: RATE_LIMIT_WINDOW_SECONDS, keyPrefix: `rl${limit}` }));
+}
+
+/**
+ * Fixed windows kept in Redis, so every process serving the same keys counts
+ * against one budget. rate-limiter-flexible increments and sets the window's
+ * expiry atomically. With Redis unreachable, consuming fails (the request
+ * answers 500) rather than letting requests through unlimited.
+ */
+export function createRedisRateLimiter(redis: Redis, keyPrefix: string): RateLimiter {
+  return createRateLimiter(
+    (limit) =>
+      new RateLimiterRedis({
+        storeClient: redis,
+        points: limit,
+        duration: RATE_LIMIT_WINDOW_SECONDS,
+        keyPrefix: `${keyPrefix}rl${limit}`,
+        rejectIfRedisNotReady: true,
+      }),
+  );
 }

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -8,6 +5,8 @@ import type { Db } from '../../src/db/database.js';
 import type { Store } from '../../src/repositories/index.js';
 import { openRuntime } from '../../src/server.js';
 import type { Services } from '../../src/services/index.js';
+import type { StoreKind } from '../../src/db/database.js';
+import { freshStore } from './test-store.js';
 
 export interface TestApp {
   app: App;
@@ -15,6 +14,8 @@ export interface TestApp {
   db: Db;
   store: Store;
   services: Services;
+  /** Environment naming this app's store: give it to another app (or process) to share the store. */
+  storeEnv: Record<string, string>;
   workspaceId: string;
   apiKey: string;
   /** Calls the real app in-process; `key` defaults to the workspace's first key, `null` sends none. */
@@ -24,15 +25,24 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The real app on a fresh SQLite store in its own temporary directory. */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-test-'));
-  const config = loadConfig({ MAILROOM_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+export interface TestAppOptions {
+  /** Another app whose store this one uses (and leaves in place when closed); by default a fresh one. */
+  shareStoreWith?: TestApp;
+  /** The kind of fresh store; by default the one this test run exercises. */
+  store?: StoreKind;
+}
+
+/** The real app on a fresh store of its own (SQLite in a temp dir, or a new PostgreSQL database). */
+export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  const fresh = options.shareStoreWith ? undefined : await freshStore(options.store);
+  const storeEnv = options.shareStoreWith?.storeEnv ?? fresh!.env;
+  const config = loadConfig({ ...storeEnv, LOG_LEVEL: 'silent', ...env });
   const runtime = await openRuntime(config);
   const { db, store, services } = runtime;
   const app = await buildApp({ config, services });
   await app.ready();
   const first = await services.workspaces.create('Test workspace');
+  let closed = false;
 
   return {
     app,
@@ -40,6 +50,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     db,
     store,
     services,
+    storeEnv,
     workspaceId: first.workspace_id,
     apiKey: first.api_key,
     call(method, url, options = {}) {
@@ -56,9 +67,11 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       return { workspaceId: created.workspace_id, apiKey: created.api_key };
     },
     async close() {
+      if (closed) return;
+      closed = true;
       await app.close();
       await runtime.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      await fresh?.drop();
     },
   };
 }

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { after, describe, it } from 'node:test';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { createTestApp, type TestApp } from './helpers/test-app.js';
+import { TEST_ADMIN_DATABASE_URL, TEST_STORE } from './helpers/test-store.js';
+
+const WAIT_MS = 10_000;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+/** Polls `check` until it holds: conditions are waited for, not slept on. */
+async function waitFor(what: string, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A Redis of this test's own (Debian's redis-server), so it can be stopped without touching the machine's. */
+async function startRedis(): Promise<{ url: string; process: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const url = `redis://127.0.0.1:${port}`;
+  await waitFor('redis-server to answer', async () => {
+    const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    probe.on('error', () => {});
+    try {
+      await probe.connect();
+      return (await probe.ping()) === 'PONG';
+    } catch {
+      return false;
+    } finally {
+      probe.disconnect();
+    }
+  });
+  return { url, process: child };
+}
+
+async function health(t: TestApp) {
+  const res = await t.call('GET', '/v1/health/check', { key: null });
+  return { status: res.statusCode, body: res.json() };
+}
+
+describe('health check', () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  after(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+
+  it('answers 200 {"status": "ok"} while the store and Redis answer, and 503 naming Redis once it stops', async () => {
+    const redis = await startRedis();
+    cleanups.push(async () => redis.process.exitCode === null && redis.process.kill('SIGKILL'));
+    const t = await createTestApp({ REDIS_URL: redis.url });
+    cleanups.push(() => t.close());
+    assert.deepEqual(await health(t), { status: 200, body: { status: 'ok' } });
+
+    redis.process.kill('SIGKILL');
+    await once(redis.process, 'exit');
+    await waitFor('the health check to report Redis down', async () => (await health(t)).status === 503);
+    assert.deepEqual(await health(t), { status: 503, body: { status: 'unavailable', down: ['redis'] } });
+    // No envelope, no rate-limit headers: a load balancer reads it as it is.
+    const res = await t.call('GET', '/v1/health/check', { key: null });
+    assert.equal(res.headers['x-ratelimit-limit'], undefined);
+  });
+
+  it('answers 503 naming the database when the store cannot answer', async () => {
+    const t = await createTestApp();
+    cleanups.push(() => t.close());
+    assert.equal((await health(t)).status, 200);
+    if (TEST_STORE === 'postgres') {
+      // The database disappears under the running app, its connections ended.
+      const name = new URL(t.storeEnv.DATABASE_URL!).pathname.slice(1);
+      const admin = new pg.Client({ connectionString: TEST_ADMIN_DATABASE_URL });
+      await admin.connect();
+      await admin.query(`drop database ${name} with (force)`);
+      await admin.end();
+    } else {
+      // The embedded store is a file this process holds; closing it is how it stops answering.
+      await t.db.destroy();
+    }
+    assert.deepEqual(await health(t), { status: 503, body: { status: 'unavailable', down: ['database'] } });
+  });
+});

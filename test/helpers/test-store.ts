@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { StoreKind } from '../../src/db/database.js';
+
+/** The store this test run exercises: `npm test` runs the suite once per store (scripts/run-tests.ts). */
+export const TEST_STORE: StoreKind = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+
+/** A PostgreSQL database the tests may create databases from; scripts/run-tests.ts checks it first. */
+export const TEST_ADMIN_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Redis for the rate-limit tests, or undefined when the runner found none (a local run without it). */
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL === undefined ? 'redis://127.0.0.1:6379' : process.env.TEST_REDIS_URL || undefined;
+
+export interface FreshStore {
+  /** Environment that points Mailroom at the store (MAILROOM_DATA_DIR, and DATABASE_URL on PostgreSQL). */
+  env: Record<string, string>;
+  /** The temporary directory: the SQLite file's home, and scratch space on PostgreSQL too. */
+  dataDir: string;
+  /** Removes the store: the directory, and the database on PostgreSQL. */
+  drop(): Promise<void>;
+}
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: TEST_ADMIN_DATABASE_URL });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new, empty store of the given kind, of its own: a temp dir, and on PostgreSQL a database created for it. */
+export async function freshStore(kind: StoreKind = TEST_STORE): Promise<FreshStore> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-test-'));
+  if (kind === 'sqlite') {
+    return { env: { MAILROOM_DATA_DIR: dataDir }, dataDir, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const name = `mailroom_test_${process.pid}_${randomBytes(6).toString('hex')}`;
+  const drop = () => admin((client) => client.query(`drop database if exists ${name} with (force)`));
+  await admin((client) => client.query(`create database ${name}`));
+  const url = new URL(TEST_ADMIN_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    env: { MAILROOM_DATA_DIR: dataDir, DATABASE_URL: url.toString() },
+    dataDir,
+    async drop() {
+      // FORCE ends connections a failed test may have left open.
+      await drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
