@@ -84,7 +84,7 @@ function row(round: string, name: string, { result: r, cpuPerRequestUs, clientCp
 }
 
 /** Prints every round and the medians the targets are judged on; returns whether every response was a 2xx. */
-export function report(rounds: Round[], setup: { connections: number; durationS: number; warmupS: number }): boolean {
+export function report(rounds: Round[], setup: { connections: number; durationS: number; warmupS: number; store: string }): boolean {
   const ratios = rounds.map((r) => r.mailroom.result.requests.average / r.bare.result.requests.average);
   const ratio = median(ratios);
   const p99 = median(rounds.map((r) => r.mailroom.result.latency.p99));
@@ -94,7 +94,7 @@ export function report(rounds: Round[], setup: { connections: number; durationS:
   console.log('');
   console.log(
     `POST /v1/send, 1 recipient: ${setup.connections} connections, ${rounds.length} round(s) of ${setup.durationS} s per server ` +
-      `(+${setup.warmupS} s warm-up), Node ${process.version}, ${cpus().length} CPUs, store: SQLite (embedded default)`,
+      `(+${setup.warmupS} s warm-up), Node ${process.version}, ${cpus().length} CPUs, store: ${setup.store}`,
   );
   console.log(HEADER);
   rounds.forEach((r, i) => {

@@ -8,6 +8,7 @@
  * competes for its event loop.
  */
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -175,12 +176,36 @@ async function measure(child: Child, base: string, headers: Record<string, strin
 
 // ---------------------------------------------------------------- main
 
+/**
+ * With DATABASE_URL set, the run uses a database of its own on that server,
+ * created now and dropped at the end, so the figures never depend on (or
+ * touch) what the named database holds.
+ */
+async function createBenchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `mailroom_bench_${process.pid}_${Date.now()}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
+}
+
 async function main(): Promise<number> {
   const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-bench-'));
   dataDirToRemove = dataDir;
+  const postgres = process.env.DATABASE_URL ? await createBenchDatabase(process.env.DATABASE_URL) : undefined;
   try {
     const env = {
       MAILROOM_DATA_DIR: dataDir,
+      ...(postgres ? { DATABASE_URL: postgres.url } : {}),
       LOG_LEVEL: 'warn',
       // Far above what the benchmark can reach: we measure the send path, not the 429 path.
       RATE_LIMIT_SEND_PER_MIN: '100000000',
@@ -189,11 +214,11 @@ async function main(): Promise<number> {
     };
     const config = loadConfig(env);
 
-    // The workspace is made before the server starts, so the two never share the SQLite file in flight.
+    // The workspace is made before the server starts, so the two never share the store in flight.
     const db = await openMigratedDatabase(config);
     const { api_key } = await createServices(createStore(db), config).workspaces.create('bench').finally(() => db.destroy());
 
-    console.log(`bench: data dir ${dataDir}`);
+    console.log(postgres ? 'bench: store PostgreSQL, a database of its own on the DATABASE_URL server' : `bench: store SQLite in ${dataDir}`);
     const headers = { 'x-api-key': api_key, 'content-type': 'application/json' };
 
     const mailroomPort = await freePort();
@@ -227,8 +252,10 @@ async function main(): Promise<number> {
     await stopChild(bare);
     if (CPU_PROF_DIR) console.log(`bench: CPU profile of the Mailroom child written to ${CPU_PROF_DIR}`);
 
-    return report(rounds, { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S }) ? 0 : 1;
+    const store = postgres ? 'PostgreSQL' : 'SQLite (embedded default)';
+    return report(rounds, { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, store }) ? 0 : 1;
   } finally {
+    await postgres?.drop();
     for (const child of [...children]) await stopChild(child);
     await rm(dataDir, { recursive: true, force: true });
     dataDirToRemove = undefined;

@@ -68,7 +68,7 @@ describe('HTTP envelope and error mapping', () => {
       assert.equal(res.statusCode, 500);
       assert.deepEqual(res.json(), { success: false, error: 'Internal server error' });
     } finally {
-      await broken.app.close();
+      await broken.close();
     }
   });
 });

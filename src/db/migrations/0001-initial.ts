@@ -1,18 +1,20 @@
 import type { Kysely } from 'kysely';
 
 // Written with Kysely's schema builder and portable column types only, so the
-// same migration produces the equivalent schema on SQLite and PostgreSQL.
+// same migration produces the equivalent schema on SQLite and PostgreSQL
+// (test/schema-parity.pg.test.ts compares the two). Text primary keys say NOT
+// NULL explicitly: SQLite, unlike PostgreSQL, would otherwise accept a NULL id.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('workspaces')
-    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('id', 'text', (c) => c.primaryKey().notNull())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
 
   await db.schema
     .createTable('api_keys')
-    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('id', 'text', (c) => c.primaryKey().notNull())
     .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('lookup_id', 'text', (c) => c.notNull().unique())
@@ -25,7 +27,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('domains')
-    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('id', 'text', (c) => c.primaryKey().notNull())
     .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('domain', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
@@ -42,7 +44,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('messages')
-    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('id', 'text', (c) => c.primaryKey().notNull())
     .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('from_name', 'text', (c) => c.notNull())
     .addColumn('from_address', 'text', (c) => c.notNull())
@@ -56,7 +58,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('log_entries')
-    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('id', 'text', (c) => c.primaryKey().notNull())
     .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('message_id', 'text', (c) => c.notNull())
     .addColumn('type', 'text', (c) => c.notNull())
@@ -103,7 +105,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('delivery_jobs')
-    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('id', 'text', (c) => c.primaryKey().notNull())
     .addColumn('message_id', 'text', (c) => c.notNull().unique().references('messages.id').onDelete('cascade'))
     .addColumn('workspace_id', 'text', (c) => c.notNull())
     .addColumn('state', 'text', (c) => c.notNull())
