@@ -47,10 +47,12 @@ export interface Runtime {
 export async function openRuntime(config: Config): Promise<Runtime> {
   const db = await openMigratedDatabase(config);
   const store = createStore(db);
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl).catch(async (error) => {
-    await db.destroy();
-    throw error;
-  }) : undefined;
+  const redis = config.redisUrl
+    ? await connectRedis(config.redisUrl).catch(async (error: unknown) => {
+        await db.destroy();
+        throw error;
+      })
+    : undefined;
   // SQLite works on the calling thread, so its send writes get a thread of their own (migrated
   // first: that thread opens the same file and expects the schema); PostgreSQL works in its own
   // processes, and the batching writer on this thread suffices.
