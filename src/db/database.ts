@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Database } from './schema.js';
@@ -19,6 +19,11 @@ export type StoreKind = 'sqlite' | 'postgres';
 
 export function storeKindOf(config: Pick<Config, 'databaseUrl'>): StoreKind {
   return config.databaseUrl ? 'postgres' : 'sqlite';
+}
+
+/** Which store an open database is, for the few statements whose SQL must differ (see docs/ARCHITECTURE.md). */
+export function storeKindOfDb(db: Kysely<any>): StoreKind {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
 /** Opens the store the configuration names. Every difference between the two starts here. */

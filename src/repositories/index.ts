@@ -1,5 +1,6 @@
 import { pingDatabase, type Db } from '../db/database.js';
 import { createApiKeysRepository } from './api-keys-repository.js';
+import { createDeliveryJobsRepository } from './delivery-jobs-repository.js';
 import { createDomainsRepository } from './domains-repository.js';
 import { createLogsRepository } from './logs-repository.js';
 import { createMessagesRepository } from './messages-repository.js';
@@ -10,6 +11,7 @@ function bind(db: Db) {
   return {
     workspaces: createWorkspacesRepository(db),
     apiKeys: createApiKeysRepository(db),
+    deliveryJobs: createDeliveryJobsRepository(db),
     domains: createDomainsRepository(db),
     logs: createLogsRepository(db),
     messages: createMessagesRepository(db),

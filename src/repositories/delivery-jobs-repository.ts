@@ -1,0 +1,86 @@
+import type { Selectable } from 'kysely';
+import { storeKindOfDb, type Db } from '../db/database.js';
+import type { DeliveryJobsTable } from '../db/schema.js';
+
+export type DeliveryJob = Selectable<DeliveryJobsTable>;
+
+export interface ClaimRequest {
+  /** Who claims: a worker's id, unique per process. */
+  owner: string;
+  /** ISO time now; jobs due by then, and leases expired by then, are claimable. */
+  now: string;
+  /** ISO time the lease ends: after it, another worker may take the job over. */
+  leaseUntil: string;
+  limit: number;
+}
+
+/**
+ * The outbox as a queue. A job is claimable when it is pending, due, and not
+ * leased (or its lease has expired: the worker holding it died). Claiming sets
+ * the lease and counts the attempt in one statement, so two workers never hold
+ * the same job at once. Every later change names the owner, so a worker whose
+ * lease was taken over cannot complete or reschedule the job behind the new
+ * owner's back.
+ */
+export function createDeliveryJobsRepository(db: Db) {
+  // The one place the stores' SQL differs for claiming: PostgreSQL lets
+  // concurrent claimers skip each other's locked rows; SQLite has one writer
+  // at a time, so its UPDATE is atomic as it stands (and has no FOR UPDATE).
+  const skipLocked = storeKindOfDb(db) === 'postgres';
+
+  return {
+    async claim({ owner, now, leaseUntil, limit }: ClaimRequest): Promise<DeliveryJob[]> {
+      return db
+        .updateTable('delivery_jobs')
+        .set((eb) => ({ lease_owner: owner, lease_expires_at: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
+        .where('id', 'in', (eb) => {
+          let due = eb
+            .selectFrom('delivery_jobs')
+            .select('id')
+            .where('state', '=', 'pending')
+            .where('available_at', '<=', now)
+            .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', now)]))
+            .orderBy('available_at')
+            .orderBy('id')
+            .limit(limit);
+          if (skipLocked) due = due.forUpdate().skipLocked();
+          return due;
+        })
+        .returningAll()
+        .execute();
+    },
+
+    /** The job is finished (every recipient has an outcome). False when the lease is no longer the caller's. */
+    async complete(id: string, owner: string, now: string): Promise<boolean> {
+      const result = await db
+        .updateTable('delivery_jobs')
+        .set({ state: 'done', lease_owner: null, lease_expires_at: null, updated_at: now })
+        .where('id', '=', id)
+        .where('lease_owner', '=', owner)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    /** Tries again at `availableAt` (a temporary failure). False when the lease is no longer the caller's. */
+    async reschedule(id: string, owner: string, availableAt: string, error: string, now: string): Promise<boolean> {
+      const result = await db
+        .updateTable('delivery_jobs')
+        .set({ available_at: availableAt, last_error: error, lease_owner: null, lease_expires_at: null, updated_at: now })
+        .where('id', '=', id)
+        .where('lease_owner', '=', owner)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    /** Gives back every job the owner holds, due at once: a worker stopping cleanly does not make them wait out the lease. */
+    async releaseAll(owner: string, now: string): Promise<number> {
+      const result = await db
+        .updateTable('delivery_jobs')
+        .set({ lease_owner: null, lease_expires_at: null, updated_at: now })
+        .where('lease_owner', '=', owner)
+        .where('state', '=', 'pending')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+  };
+}
