@@ -29,8 +29,9 @@ export function createDeliveryJobsRepository(db: Db) {
   const skipLocked = storeKindOfDb(db) === 'postgres';
 
   return {
+    /** Leases up to `limit` claimable jobs, the longest due first; returned in that order. */
     async claim({ owner, now, leaseUntil, limit }: ClaimRequest): Promise<DeliveryJob[]> {
-      return db
+      const claimed = await db
         .updateTable('delivery_jobs')
         .set((eb) => ({ lease_owner: owner, lease_expires_at: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
         .where('id', 'in', (eb) => {
@@ -48,6 +49,8 @@ export function createDeliveryJobsRepository(db: Db) {
         })
         .returningAll()
         .execute();
+      // RETURNING follows no ORDER BY on either store.
+      return claimed.sort((a, b) => a.available_at.localeCompare(b.available_at) || a.id.localeCompare(b.id));
     },
 
     /** The job is finished (every recipient has an outcome). False when the lease is no longer the caller's. */
