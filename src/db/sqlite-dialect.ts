@@ -9,6 +9,7 @@ import {
   type Driver,
   type Kysely,
   type QueryResult,
+  type TransactionSettings,
 } from 'kysely';
 
 /** Distinct SQL texts are few (one per query shape), but bound the cache all the same. */
@@ -71,8 +72,15 @@ class BetterSqliteDriver implements Driver {
     release?.();
   }
 
-  async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin'));
+  /**
+   * Read-only transactions begin deferred: a snapshot, no lock. Others begin
+   * IMMEDIATE, taking the write lock up front (waiting for it by busy_timeout):
+   * a deferred one that read first would fail with SQLITE_BUSY_SNAPSHOT if
+   * another connection (the send writer thread, the CLI) committed before its
+   * first write.
+   */
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(settings.accessMode === 'read only' ? 'begin' : 'begin immediate'));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {

@@ -50,6 +50,36 @@ export function createLogsRepository(db: Db) {
       for (const delta of deltas.values()) await bumpCounter(db, delta);
     },
 
+    /** The `send` entry of one recipient of one message (recipients are stored as given, compared as given). */
+    async findSendEntry(messageId: string, recipient: string): Promise<LogEntryRow | undefined> {
+      return db
+        .selectFrom('log_entries')
+        .selectAll()
+        .where('message_id', '=', messageId)
+        .where('recipient', '=', recipient)
+        .where('type', '=', 'send')
+        .executeTakeFirst();
+    },
+
+    /**
+     * Moves an entry from `from` to `to` if it is still at `from`, and its
+     * counters with it (one down, one up). False, and nothing changed, when
+     * another writer moved it first: the caller judges again from what is
+     * there now. Call inside a transaction.
+     */
+    async moveStatus(entry: Pick<LogEntryRow, 'id' | 'workspace_id' | 'type'>, from: LogStatus, to: LogStatus, error: string | null, now: string): Promise<boolean> {
+      const moved = await db
+        .updateTable('log_entries')
+        .set({ status: to, error, updated_at: now })
+        .where('id', '=', entry.id)
+        .where('status', '=', from)
+        .executeTakeFirst();
+      if (moved.numUpdatedRows === 0n) return false;
+      await bumpCounter(db, { workspace_id: entry.workspace_id, type: entry.type, status: from, count: -1 });
+      await bumpCounter(db, { workspace_id: entry.workspace_id, type: entry.type, status: to, count: 1 });
+      return true;
+    },
+
     async list(workspaceId: string, filter: LogFilter, limit: number, offset: number): Promise<LogEntryRow[]> {
       let query = db.selectFrom('log_entries').selectAll().where('workspace_id', '=', workspaceId);
       if (filter.type) query = query.where('type', '=', filter.type);
