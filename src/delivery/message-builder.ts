@@ -6,6 +6,8 @@ import type { Mailbox } from '../services/email-address.js';
 export type SigningDomain = Pick<DomainsTable, 'domain' | 'return_path_domain' | 'dkim_selector' | 'dkim_private_key'>;
 
 export interface BuiltMessage {
+  /** The API's `message_id`, also the DSN envelope id (ENVID). */
+  messageId: string;
   /** The SMTP envelope: the per-message return path, and every recipient. */
   envelope: { from: string; to: string[] };
   /** The `Message-ID` header's value, `<msg_…@sender-domain>`. */
@@ -52,5 +54,5 @@ export async function buildMessage(message: MessagesTable, domain: SigningDomain
     messageId: messageIdHeader,
     date,
   });
-  return { envelope, messageIdHeader, raw: info.message as Buffer };
+  return { messageId: message.id, envelope, messageIdHeader, raw: info.message as Buffer };
 }

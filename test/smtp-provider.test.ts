@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { SMTPServer, type SMTPServerEnvelope } from 'smtp-server';
+import { buildMessage, type BuiltMessage } from '../src/delivery/message-builder.js';
+import { createSmtpProvider } from '../src/delivery/smtp-provider.js';
+import type { Provider } from '../src/delivery/provider.js';
+import { newId, nowIso } from '../src/ids.js';
+import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
+
+interface Received {
+  envelope: SMTPServerEnvelope;
+  raw: string;
+}
+
+/** A real SMTP server on loopback: refuses `unknown…` recipients with 550 and `busy…` ones with 451, keeps the rest. */
+async function startRelay(): Promise<{ port: number; received: Received[]; close(): Promise<void> }> {
+  const received: Received[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    hideDSN: false, // a relay that supports DSN (smtp-server hides it by default)
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      const refuse = (code: number, text: string) => callback(Object.assign(new Error(text), { responseCode: code }));
+      if (address.address.startsWith('unknown')) return refuse(550, '5.1.1 <' + address.address + '>: user unknown');
+      if (address.address.startsWith('busy')) return refuse(451, '4.2.1 mailbox busy, try later');
+      callback();
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        received.push({ envelope: structuredClone(session.envelope), raw: Buffer.concat(chunks).toString('utf8') });
+        callback();
+      });
+    },
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server.server, 'listening');
+  const { port } = server.server.address() as { port: number };
+  return { port, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe('SMTP provider', () => {
+  let relay: Awaited<ReturnType<typeof startRelay>>;
+  let provider: Provider;
+  let domain: { domain: string; return_path_domain: string; dkim_selector: string; dkim_private_key: string };
+
+  before(async () => {
+    relay = await startRelay();
+    provider = createSmtpProvider(`smtp://127.0.0.1:${relay.port}`);
+    const keys = await generateDkimKeyPair();
+    domain = { domain: 'acme.example', return_path_domain: 'mr-bounces.acme.example', dkim_selector: 'mrtest', dkim_private_key: keys.privateKeyPem };
+  });
+  after(async () => {
+    await provider.close();
+    await relay.close();
+  });
+
+  const message = (to: string[]): Promise<BuiltMessage> =>
+    buildMessage(
+      {
+        id: newId('msg'),
+        workspace_id: 'ws_test',
+        from_name: 'Acme',
+        from_address: 'hello@acme.example',
+        reply_to: null,
+        subject: 'Hello',
+        html: null,
+        text: 'Hello there',
+        recipients: JSON.stringify(to.map((address) => ({ name: '', address }))),
+        created_at: nowIso(),
+      },
+      domain,
+    );
+
+  it('hands the signed message over with the return path, every recipient and a DSN request', async () => {
+    const built = await message(['ada@example.com', 'bob@example.org']);
+    const outcomes = await provider.send(built);
+    assert.deepEqual(outcomes.map((o) => [o.recipient, o.kind]), [['ada@example.com', 'accepted'], ['bob@example.org', 'accepted']]);
+    assert.match(outcomes[0]!.detail, /^250 /);
+    const got = relay.received.at(-1)!;
+    assert.equal(got.envelope.mailFrom && got.envelope.mailFrom.address, `bounce+${built.messageId}@mr-bounces.acme.example`);
+    assert.deepEqual(got.envelope.rcptTo.map((r) => r.address), ['ada@example.com', 'bob@example.org']);
+    const dsn = (got.envelope as SMTPServerEnvelope & { dsn?: { envid?: string; ret?: string } }).dsn;
+    assert.deepEqual([dsn?.envid, dsn?.ret], [built.messageId, 'HDRS']);
+    const notify = (got.envelope.rcptTo[0] as { dsn?: { notify?: string[] } }).dsn?.notify;
+    assert.deepEqual(notify, ['SUCCESS', 'FAILURE', 'DELAY']);
+    assert.ok(got.raw.includes('DKIM-Signature: ') && got.raw.includes(`Message-ID: ${built.messageIdHeader}`), 'the built message, as built');
+  });
+
+  it('classifies each recipient: a 550 is permanent, a 451 temporary, the rest delivered', async () => {
+    const built = await message(['ada@example.com', 'unknown@example.com', 'busy@example.com']);
+    const outcomes = await provider.send(built);
+    assert.deepEqual(outcomes.map((o) => [o.recipient, o.kind]), [
+      ['ada@example.com', 'accepted'],
+      ['unknown@example.com', 'permanent'],
+      ['busy@example.com', 'temporary'],
+    ]);
+    assert.match(outcomes[1]!.detail, /^550 5\.1\.1 <unknown@example\.com>: user unknown/);
+    assert.match(outcomes[2]!.detail, /^451 4\.2\.1 mailbox busy/);
+    assert.deepEqual(relay.received.at(-1)!.envelope.rcptTo.map((r) => r.address), ['ada@example.com']);
+  });
+
+  it('gives each recipient its own reply when every one is refused', async () => {
+    const outcomes = await provider.send(await message(['unknown@example.com', 'busy@example.com']));
+    assert.deepEqual(outcomes.map((o) => [o.recipient, o.kind]), [['unknown@example.com', 'permanent'], ['busy@example.com', 'temporary']]);
+  });
+
+  it('calls a relay that cannot be reached a temporary failure for everyone', async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const probe = createServer().listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const { port } = probe.address() as { port: number };
+    await new Promise((resolve) => probe.close(resolve));
+    const down = createSmtpProvider(`smtp://127.0.0.1:${port}`);
+    try {
+      const outcomes = await down.send(await message(['ada@example.com', 'bob@example.org']));
+      assert.deepEqual(outcomes.map((o) => o.kind), ['temporary', 'temporary']);
+      assert.match(outcomes[0]!.detail, /ECONNREFUSED/);
+    } finally {
+      await down.close();
+    }
+  });
+});
