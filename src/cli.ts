@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { UnreachableError } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
-import { AppError } from './errors.js';
+import { AppError, NotFoundError } from './errors.js';
 import { createStore } from './repositories/index.js';
 import { openMigratedDatabase, openReachableDatabase, startServer } from './server.js';
 import { createServices } from './services/index.js';
@@ -15,6 +15,7 @@ Commands:
   workspace create --name NAME [--json]  Create a workspace and its first API key
   api-key create --workspace ID --name NAME [--json]
                                          Create another API key for a workspace
+  sandbox show MESSAGE_ID                Print a message the sandbox provider kept, as built (MIME)
   help                                   Show this help
 
 Configuration is read from the environment; see .env.example.
@@ -31,7 +32,9 @@ async function main(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  const command = positionals.join(' ');
+  // `sandbox show` takes its message id as a positional; every other command takes options only.
+  const [first, second, ...operands] = positionals;
+  const command = first === 'sandbox' ? [first, second].filter(Boolean).join(' ') : positionals.join(' ');
   if (values.help || command === '' || command === 'help') {
     process.stdout.write(HELP);
     return 0;
@@ -79,6 +82,19 @@ async function main(argv: string[]): Promise<number> {
           const key = await workspaces.createKey(required(values.workspace, '--workspace'), required(values.name, '--name'));
           process.stdout.write(values.json ? `${JSON.stringify(key)}\n` : `API key ${key.id} created.\nAPI key (shown only now): ${key.key}\n`);
         }
+      } finally {
+        await db.destroy();
+      }
+      return 0;
+    }
+    case 'sandbox show': {
+      const messageId = operands[0];
+      if (!messageId || operands.length > 1) throw new UsageError('sandbox show takes one message id');
+      const db = await openMigratedDatabase(config);
+      try {
+        const kept = await createStore(db).sandboxMessages.find(messageId);
+        if (!kept) throw new NotFoundError(`The sandbox holds no message ${messageId}`);
+        process.stdout.write(kept.raw.endsWith('\n') ? kept.raw : `${kept.raw}\n`);
       } finally {
         await db.destroy();
       }

@@ -37,7 +37,7 @@ describe('the mailroom command', () => {
   it('migrates, then reports the store up to date', async () => {
     const fresh = await freshStore();
     try {
-      assert.equal(mailroom(['migrate'], fresh.env).stdout, 'Applied: 0001-initial\n');
+      assert.equal(mailroom(['migrate'], fresh.env).stdout, 'Applied: 0001-initial, 0002-sandbox-messages\n');
       assert.equal(mailroom(['migrate'], fresh.env).stdout, 'Database is up to date\n');
     } finally {
       await fresh.drop();

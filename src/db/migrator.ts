@@ -1,9 +1,11 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as initial from './migrations/0001-initial.js';
+import * as sandboxMessages from './migrations/0002-sandbox-messages.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
+  '0002-sandbox-messages': sandboxMessages,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -10,6 +10,7 @@ export interface Database {
   log_counters: LogCountersTable;
   suppressions: SuppressionsTable;
   delivery_jobs: DeliveryJobsTable;
+  sandbox_messages: SandboxMessagesTable;
 }
 
 export interface WorkspacesTable {
@@ -110,4 +111,15 @@ export interface DeliveryJobsTable {
   last_error: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A message the sandbox provider kept instead of sending: the built MIME text and its envelope. */
+export interface SandboxMessagesTable {
+  message_id: string;
+  workspace_id: string;
+  envelope_from: string;
+  /** JSON array of addresses. */
+  envelope_to: string;
+  raw: string;
+  created_at: string;
 }

@@ -8,6 +8,7 @@ export type SigningDomain = Pick<DomainsTable, 'domain' | 'return_path_domain' |
 export interface BuiltMessage {
   /** The API's `message_id`, also the DSN envelope id (ENVID). */
   messageId: string;
+  workspaceId: string;
   /** The SMTP envelope: the per-message return path, and every recipient. */
   envelope: { from: string; to: string[] };
   /** The `Message-ID` header's value, `<msg_…@sender-domain>`. */
@@ -54,5 +55,5 @@ export async function buildMessage(message: MessagesTable, domain: SigningDomain
     messageId: messageIdHeader,
     date,
   });
-  return { messageId: message.id, envelope, messageIdHeader, raw: info.message as Buffer };
+  return { messageId: message.id, workspaceId: message.workspace_id, envelope, messageIdHeader, raw: info.message as Buffer };
 }

@@ -4,6 +4,7 @@ import { createDeliveryJobsRepository } from './delivery-jobs-repository.js';
 import { createDomainsRepository } from './domains-repository.js';
 import { createLogsRepository } from './logs-repository.js';
 import { createMessagesRepository } from './messages-repository.js';
+import { createSandboxMessagesRepository } from './sandbox-messages-repository.js';
 import { createSuppressionsRepository } from './suppressions-repository.js';
 import { createWorkspacesRepository } from './workspaces-repository.js';
 
@@ -16,6 +17,7 @@ function bind(db: Db) {
     logs: createLogsRepository(db),
     messages: createMessagesRepository(db),
     suppressions: createSuppressionsRepository(db),
+    sandboxMessages: createSandboxMessagesRepository(db),
   };
 }
 

@@ -1,0 +1,52 @@
+import { nowIso } from '../ids.js';
+import type { Store } from '../repositories/index.js';
+import type { BuiltMessage } from './message-builder.js';
+import type { Provider, RecipientOutcome } from './provider.js';
+
+/** Addresses at this domain produce an outcome on purpose, in the spirit of the SES mailbox simulator. */
+export const SIMULATOR_DOMAIN = 'simulator.mailroom.test';
+
+/**
+ * What each simulator mailbox does; any other address, and any other local
+ * part, is accepted. `complaint` is accepted now; the complaint it stands for
+ * comes with the event path (inbound events).
+ */
+export const SIMULATOR_MAILBOXES: Readonly<Record<string, Omit<RecipientOutcome, 'recipient'>>> = {
+  delivered: { kind: 'accepted', detail: '250 2.0.0 Delivered (sandbox simulator)' },
+  bounce: { kind: 'permanent', detail: '550 5.1.1 Mailbox does not exist (sandbox simulator: hard bounce)' },
+  tempfail: { kind: 'temporary', detail: '451 4.3.0 Try again later (sandbox simulator: temporary failure)' },
+  complaint: { kind: 'accepted', detail: '250 2.0.0 Delivered; the recipient will complain (sandbox simulator)' },
+};
+
+const KEPT = { kind: 'accepted', detail: '250 2.0.0 Kept in the sandbox, not sent' } as const;
+
+function simulate(recipient: string): RecipientOutcome {
+  const at = recipient.lastIndexOf('@');
+  const [local, domain] = [recipient.slice(0, at).toLowerCase(), recipient.slice(at + 1).toLowerCase()];
+  const simulated = domain === SIMULATOR_DOMAIN ? SIMULATOR_MAILBOXES[local] : undefined;
+  return { recipient, ...(simulated ?? KEPT) };
+}
+
+/**
+ * The default provider: nothing leaves the machine. Each message is kept as
+ * built (MIME text and envelope) so a developer can read it back with
+ * `mailroom sandbox show MESSAGE_ID`; simulator recipients produce the
+ * outcomes above.
+ */
+export function createSandboxProvider(store: Pick<Store, 'sandboxMessages'>): Provider {
+  return {
+    name: 'sandbox',
+    async send(message: BuiltMessage): Promise<RecipientOutcome[]> {
+      await store.sandboxMessages.keep({
+        message_id: message.messageId,
+        workspace_id: message.workspaceId,
+        envelope_from: message.envelope.from,
+        envelope_to: JSON.stringify(message.envelope.to),
+        raw: message.raw.toString('utf8'),
+        created_at: nowIso(),
+      });
+      return message.envelope.to.map(simulate);
+    },
+    async close() {},
+  };
+}
