@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { mailroomCommand as mailroom, startServe } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
-
-const BIN = join(import.meta.dirname, '..', 'bin', 'mailroom.js');
-
-function mailroom(args: string[], env: Record<string, string>) {
-  return spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
-}
 
 describe('the mailroom command', () => {
   // The store of this test run (SQLite, or a PostgreSQL database of its own), named by environment as for any process.
@@ -108,20 +103,9 @@ describe('the mailroom command', () => {
   });
 
   it('serves until SIGTERM, then exits cleanly', async () => {
-    const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, ...store.env, PORT: '0', LOG_LEVEL: 'info' } });
-    const port = await new Promise<number>((resolve, reject) => {
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-        if (match) resolve(Number(match[1]));
-      });
-      child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${output}`)));
-    });
-    const health = await fetch(`http://127.0.0.1:${port}/v1/health/check`);
+    const server = await startServe(store.env);
+    const health = await fetch(`${server.base}/v1/health/check`);
     assert.deepEqual(await health.json(), { status: 'ok' });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    child.kill('SIGTERM');
-    assert.equal(await exited, 0);
+    assert.equal(await server.stop(), 0);
   });
 });

@@ -4,7 +4,7 @@ import { MAX_BODY_BYTES } from '../src/app.js';
 import { startServer } from '../src/server.js';
 import { loadConfig } from '../src/config.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
-import { spawnSync } from 'node:child_process';
+import { mailroomCommand } from './helpers/serve-process.js';
 import { freshStore } from './helpers/test-store.js';
 
 describe('HTTP envelope and error mapping', () => {
@@ -77,7 +77,7 @@ describe('a real listening server', () => {
   it('serves the API over TCP on HOST:PORT', async () => {
     const store = await freshStore();
     const env = { ...store.env, LOG_LEVEL: 'silent' };
-    const created = spawnSync(process.execPath, ['bin/mailroom.js', 'workspace', 'create', '--name', 'Listen', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    const created = mailroomCommand(['workspace', 'create', '--name', 'Listen', '--json'], env);
     const { api_key: apiKey } = JSON.parse(created.stdout);
     const app = await startServer(loadConfig({ ...env, PORT: '0' }));
     try {
