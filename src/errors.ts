@@ -4,9 +4,11 @@
  */
 export abstract class AppError extends Error {
   abstract readonly statusCode: number;
-  /** The message is written for the API caller and is safe to show. */
-  constructor(message: string) {
-    super(message);
+  /** Seconds after which trying again may succeed: sent as `Retry-After`. */
+  readonly retryAfterSeconds?: number;
+  /** The message is written for the API caller and is safe to show; a `cause` is for the log only. */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = new.target.name;
   }
 }
@@ -32,7 +34,15 @@ export class ConflictError extends AppError {
 
 export class RateLimitError extends AppError {
   readonly statusCode = 429;
-  constructor(readonly retryAfterSeconds: number) {
+  constructor(override readonly retryAfterSeconds: number) {
     super('Rate limit exceeded');
+  }
+}
+
+/** A dependency the request needs (Redis for rate limits) did not answer: try again shortly. */
+export class ServiceUnavailableError extends AppError {
+  readonly statusCode = 503;
+  constructor(override readonly retryAfterSeconds: number, options?: { cause?: unknown }) {
+    super('Service temporarily unavailable', options);
   }
 }

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { createTestApp, type TestApp } from './helpers/test-app.js';
+import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 import { TEST_ADMIN_DATABASE_URL, TEST_STORE } from './helpers/test-store.js';
 
 const WAIT_MS = 10_000;
@@ -73,6 +73,15 @@ describe('health check', () => {
     // No envelope, no rate-limit headers: a load balancer reads it as it is.
     const res = await t.call('GET', '/v1/health/check', { key: null });
     assert.equal(res.headers['x-ratelimit-limit'], undefined);
+
+    // A request that needs the counters is refused for now, not let through unlimited, and writes nothing.
+    const before = await t.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const send = await t.call('POST', '/v1/send', { body: sendBody() });
+    assert.equal(send.statusCode, 503);
+    assert.deepEqual(send.json(), { success: false, error: 'Service temporarily unavailable' });
+    assert.equal(send.headers['retry-after'], '5');
+    const after = await t.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    assert.equal(Number(after.n), Number(before.n));
   });
 
   it('answers 503 naming the database when the store cannot answer', async () => {

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { AppError, RateLimitError } from '../errors.js';
+import { AppError } from '../errors.js';
 import { fail } from './envelope.js';
 
 /** Messages for the client errors Fastify itself raises while reading a request. */
@@ -19,7 +19,9 @@ const FASTIFY_CLIENT_ERRORS: Record<string, string> = {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) {
-      if (error instanceof RateLimitError) reply.header('Retry-After', error.retryAfterSeconds);
+      // The caller sees the typed message only; the operator's log gets what caused it.
+      if (error.statusCode >= 500) request.log.error({ err: error.cause ?? error }, 'request failed');
+      if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', error.retryAfterSeconds);
       return reply.code(error.statusCode).send(fail(error.message));
     }
     if (error.validation) return reply.code(400).send(fail(error.message));

@@ -1,8 +1,11 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { ServiceUnavailableError } from '../errors.js';
 
 /** DESIGN.md fixes one-minute windows; only the number of requests per window is configurable. */
 export const RATE_LIMIT_WINDOW_SECONDS = 60;
+/** What a client is told to wait when the counters' store (Redis) does not answer. */
+export const RETRY_AFTER_COUNTERS_DOWN_SECONDS = 5;
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -35,8 +38,8 @@ function createRateLimiter(make: (limit: number) => RateLimiterAbstract): RateLi
       try {
         result = await limiterFor(limit).consume(bucket);
       } catch (rejection) {
-        // A RateLimiterRes means "over the limit"; anything else (Redis down) is an error.
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        // A RateLimiterRes means "over the limit"; anything else means the counters' store (Redis) is down.
+        if (!(rejection instanceof RateLimiterRes)) throw new ServiceUnavailableError(RETRY_AFTER_COUNTERS_DOWN_SECONDS, { cause: rejection });
         result = rejection;
         allowed = false;
       }
@@ -59,7 +62,7 @@ export function createMemoryRateLimiter(): RateLimiter {
  * Fixed windows kept in Redis, so every process serving the same keys counts
  * against one budget. rate-limiter-flexible increments and sets the window's
  * expiry atomically. With Redis unreachable, consuming fails (the request
- * answers 500) rather than letting requests through unlimited.
+ * answers 503 with Retry-After) rather than letting requests through unlimited.
  */
 export function createRedisRateLimiter(redis: Redis, keyPrefix: string): RateLimiter {
   return createRateLimiter(
