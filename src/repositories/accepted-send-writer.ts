@@ -1,12 +1,6 @@
-import { writeAcceptedSends, type AcceptedSend, type AcceptedSendWriter } from './accepted-sends.js';
+import { settleSends, writeAcceptedSends, type AcceptedSendWriter, type PendingSend } from './accepted-sends.js';
 import { createBatchQueue } from './batch-queue.js';
 import type { Store } from './index.js';
-
-interface Pending {
-  send: AcceptedSend;
-  resolve(): void;
-  reject(error: unknown): void;
-}
 
 /**
  * The writer for a store whose database does its work elsewhere (another
@@ -16,14 +10,8 @@ interface Pending {
  * would run on this thread, uses threaded-send-writer.ts instead.
  */
 export function createAcceptedSendWriter(store: Store): AcceptedSendWriter {
-  const enqueue = createBatchQueue<Pending>(
-    async (batch) => {
-      const errors = await writeAcceptedSends(
-        store,
-        batch.map((p) => p.send),
-      );
-      batch.forEach((pending, i) => (errors?.[i] === undefined ? pending.resolve() : pending.reject(errors[i])));
-    },
+  const enqueue = createBatchQueue<PendingSend>(
+    async (batch) => settleSends(batch, await writeAcceptedSends(store, batch.map((p) => p.send))),
     (error, batch) => batch.forEach((pending) => pending.reject(error)),
   );
 

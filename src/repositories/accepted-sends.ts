@@ -17,6 +17,18 @@ export interface AcceptedSendWriter {
   close(): Promise<void>;
 }
 
+/** A send waiting for its batch's commit, with its caller's promise to settle. */
+export interface PendingSend {
+  send: AcceptedSend;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** Settles each caller of a batch from writeAcceptedSends' answer: resolved if written, rejected with its own error if not. */
+export function settleSends(batch: PendingSend[], errors: unknown[] | null): void {
+  batch.forEach((pending, i) => (errors?.[i] === undefined ? pending.resolve() : pending.reject(errors[i])));
+}
+
 /**
  * Writes a batch of sends in one transaction: one multi-row INSERT per table
  * and one commit for the batch. If that fails, each send is written alone, so

@@ -1,14 +1,8 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import type { AcceptedSend, AcceptedSendWriter } from './accepted-sends.js';
+import { settleSends, type AcceptedSendWriter, type PendingSend } from './accepted-sends.js';
 import { createBatchQueue } from './batch-queue.js';
 import type { SendWriterReply, SendWriterRequest, SendWriterThreadData } from './send-writer-thread.js';
-
-interface Pending {
-  send: AcceptedSend;
-  resolve(): void;
-  reject(error: unknown): void;
-}
 
 // The service runs its TypeScript through tsx, without a build step; a worker
 // does not inherit the parent's module loader, so it registers tsx itself
@@ -37,7 +31,7 @@ const THREAD_BOOTSTRAP = `
 export function createThreadedSendWriter(dataDir: string): AcceptedSendWriter {
   let worker: Worker | undefined;
   let nextRequestId = 0;
-  const inFlight = new Map<number, Pending[]>();
+  const inFlight = new Map<number, PendingSend[]>();
   let drained: (() => void) | undefined;
   let closed = false;
 
@@ -46,7 +40,7 @@ export function createThreadedSendWriter(dataDir: string): AcceptedSendWriter {
     if (!batch) return;
     inFlight.delete(id);
     if (inFlight.size === 0) worker?.unref();
-    batch.forEach((pending, i) => (errors?.[i] === undefined ? pending.resolve() : pending.reject(errors[i])));
+    settleSends(batch, errors);
     if (inFlight.size === 0) drained?.();
   }
 
@@ -76,7 +70,7 @@ export function createThreadedSendWriter(dataDir: string): AcceptedSendWriter {
     return started;
   }
 
-  const enqueue = createBatchQueue<Pending>(
+  const enqueue = createBatchQueue<PendingSend>(
     async (batch) => {
       const id = nextRequestId++;
       inFlight.set(id, batch);
