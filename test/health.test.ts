@@ -1,23 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { freePort } from './helpers/free-port.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 import { TEST_ADMIN_DATABASE_URL, TEST_STORE } from './helpers/test-store.js';
 
 const WAIT_MS = 10_000;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 /** Polls `check` until it holds: conditions are waited for, not slept on. */
 async function waitFor(what: string, check: () => Promise<boolean>): Promise<void> {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { SMTPServer, type SMTPServerEnvelope } from 'smtp-server';
 import { buildMessage, type BuiltMessage } from '../src/delivery/message-builder.js';
@@ -8,6 +7,7 @@ import { createSmtpProvider } from '../src/delivery/smtp-provider.js';
 import type { Provider } from '../src/delivery/provider.js';
 import { newId, nowIso } from '../src/ids.js';
 import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
+import { freePort } from './helpers/free-port.js';
 
 interface Received {
   envelope: SMTPServerEnvelope;
@@ -111,11 +111,7 @@ describe('SMTP provider', () => {
 
   it('calls a relay that cannot be reached a temporary failure for everyone', async () => {
     // A port that was free a moment ago: nothing listens there.
-    const probe = createServer().listen(0, '127.0.0.1');
-    await once(probe, 'listening');
-    const { port } = probe.address() as { port: number };
-    await new Promise((resolve) => probe.close(resolve));
-    const down = createSmtpProvider(`smtp://127.0.0.1:${port}`);
+    const down = createSmtpProvider(`smtp://127.0.0.1:${await freePort()}`);
     try {
       const outcomes = await down.send(await message(['ada@example.com', 'bob@example.org']));
       assert.deepEqual(outcomes.map((o) => o.kind), ['temporary', 'temporary']);
