@@ -4,13 +4,14 @@ import { UnreachableError } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { AppError, NotFoundError } from './errors.js';
 import { createStore } from './repositories/index.js';
-import { openMigratedDatabase, openReachableDatabase, startServer } from './server.js';
+import { openMigratedDatabase, openReachableDatabase, startServer, startWorker } from './server.js';
 import { createServices } from './services/index.js';
 
 const HELP = `Usage: mailroom <command> [options]
 
 Commands:
-  serve                                  Run the HTTP API (migrations are applied first)
+  serve                                  Run the HTTP API and the delivery worker (migrations are applied first)
+  worker                                 Run the delivery worker alone (for API and workers on separate machines)
   migrate                                Apply pending database migrations and exit
   workspace create --name NAME [--json]  Create a workspace and its first API key
   api-key create --workspace ID --name NAME [--json]
@@ -44,16 +45,14 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve': {
       const app = await startServer(config);
-      const stop = (signal: string) => {
+      return stopOnSignal((signal) => {
         app.log.info({ signal }, 'shutting down');
-        app.close().then(
-          () => process.exit(0),
-          () => process.exit(1),
-        );
-      };
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
-      return -1;
+        return app.close();
+      });
+    }
+    case 'worker': {
+      const worker = await startWorker(config);
+      return stopOnSignal(() => worker.stop());
     }
     case 'migrate': {
       const db = await openReachableDatabase(config);
@@ -104,6 +103,19 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`Unknown command: ${command}\n\n${HELP}`);
       return 2;
   }
+}
+
+/** Runs until SIGTERM or SIGINT, then `stop`s and exits (1 if stopping failed). Returns -1: the process goes on. */
+function stopOnSignal(stop: (signal: string) => Promise<unknown>): number {
+  const onSignal = (signal: string) => {
+    stop(signal).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  return -1;
 }
 
 function required(value: string | undefined, flag: string): string {

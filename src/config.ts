@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import { DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_MAX_DELAY_MS, type RetryPolicy } from './delivery/retry-policy.js';
 
 /**
  * Every setting Mailroom reads, in one schema, read once at start-up.
@@ -18,7 +19,15 @@ const EnvSchema = Type.Object({
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   REDIS_KEY_PREFIX: Type.String({ minLength: 1, default: 'mailroom:' }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
-  MAILROOM_PROVIDER: Type.Enum(['sandbox'], { default: 'sandbox' }),
+  MAILROOM_PROVIDER: Type.Enum(['sandbox', 'smtp'], { default: 'sandbox' }),
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^/]' })),
+  WORKER_ENABLED: Type.Boolean({ default: true }),
+  WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 16 }),
+  WORKER_LEASE_MS: Type.Integer({ minimum: 1000, default: 60000 }),
+  WORKER_POLL_MS: Type.Integer({ minimum: 10, default: 1000 }),
+  DELIVERY_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: DEFAULT_RETRY_BASE_MS }),
+  DELIVERY_RETRY_MAX_DELAY_MS: Type.Integer({ minimum: 1, default: DEFAULT_RETRY_MAX_DELAY_MS }),
+  DELIVERY_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_MAX_ATTEMPTS }),
   DNS_SERVERS: Type.Optional(Type.String()),
   RATE_LIMIT_SEND_PER_MIN: Type.Integer({ minimum: 1, default: 30 }),
   RATE_LIMIT_OTHER_PER_MIN: Type.Integer({ minimum: 1, default: 60 }),
@@ -29,7 +38,7 @@ const EnvSchema = Type.Object({
 
 type Env = Static<typeof EnvSchema>;
 
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL']);
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL', 'SMTP_URL']);
 
 export interface Config {
   host: string;
@@ -46,6 +55,10 @@ export interface Config {
   redisKeyPrefix: string;
   logLevel: Env['LOG_LEVEL'];
   provider: Env['MAILROOM_PROVIDER'];
+  /** The relay of the `smtp` provider; set whenever `provider` is `smtp`. */
+  smtpUrl: string | undefined;
+  worker: WorkerSettings;
+  retry: RetryPolicy;
   /** Resolvers for domain verification, as `ip` or `ip:port`; empty means the system's. */
   dnsServers: string[];
   rateLimits: { sendPerMinute: number; otherPerMinute: number };
@@ -53,6 +66,17 @@ export interface Config {
   mailHostname: string;
   spfInclude: string | undefined;
   trustProxy: boolean;
+}
+
+export interface WorkerSettings {
+  /** Whether `mailroom serve` runs the delivery worker too (false: API only, with `mailroom worker` elsewhere). */
+  enabled: boolean;
+  /** Messages handed to the provider at once by one worker process. */
+  concurrency: number;
+  /** How long a claimed message is this worker's before another may take it over (renewed while in flight). */
+  leaseMs: number;
+  /** How often an idle worker looks for due messages sent through other processes, or coming due for a retry. */
+  pollMs: number;
 }
 
 export class ConfigError extends Error {
@@ -75,6 +99,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${name} ${describe(name, firstError.message)}${got}`);
   }
   const parsed = converted as Env;
+  if (parsed.MAILROOM_PROVIDER === 'smtp' && parsed.SMTP_URL === undefined) {
+    throw new ConfigError('Invalid configuration: SMTP_URL is required when MAILROOM_PROVIDER is smtp');
+  }
   return {
     host: parsed.HOST,
     port: parsed.PORT,
@@ -86,6 +113,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisKeyPrefix: parsed.REDIS_KEY_PREFIX,
     logLevel: parsed.LOG_LEVEL,
     provider: parsed.MAILROOM_PROVIDER,
+    smtpUrl: parsed.SMTP_URL,
+    worker: {
+      enabled: parsed.WORKER_ENABLED,
+      concurrency: parsed.WORKER_CONCURRENCY,
+      leaseMs: parsed.WORKER_LEASE_MS,
+      pollMs: parsed.WORKER_POLL_MS,
+    },
+    retry: {
+      baseMs: parsed.DELIVERY_RETRY_BASE_MS,
+      maxDelayMs: parsed.DELIVERY_RETRY_MAX_DELAY_MS,
+      maxAttempts: parsed.DELIVERY_MAX_ATTEMPTS,
+    },
     dnsServers: parseDnsServers(parsed.DNS_SERVERS),
     rateLimits: { sendPerMinute: parsed.RATE_LIMIT_SEND_PER_MIN, otherPerMinute: parsed.RATE_LIMIT_OTHER_PER_MIN },
     mailHostname: parsed.MAILROOM_HOSTNAME ?? hostname(),
@@ -103,7 +142,7 @@ function describe(name: string, schemaMessage: string): string {
     return `must be an integer${maximum !== undefined ? ` from ${minimum} to ${maximum}` : minimum !== undefined ? ` of at least ${minimum}` : ''}`;
   }
   if (property && 'pattern' in property) {
-    const scheme = name === 'DATABASE_URL' ? 'postgres://' : 'redis://';
+    const scheme = { DATABASE_URL: 'postgres://', REDIS_URL: 'redis://', SMTP_URL: 'smtp:// or smtps://' }[name];
     return `must be a ${scheme} URL`;
   }
   return schemaMessage;

@@ -1,8 +1,11 @@
+import pino, { type Logger } from 'pino';
 import { buildApp, type App } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase, pingDatabase, storeKindOf, UnreachableError, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { connectRedis } from './db/redis.js';
+import { createDeliveryWorker, type DeliveryWorker } from './delivery/delivery-worker.js';
+import { createProvider } from './delivery/providers.js';
 import { createAcceptedSendWriter } from './repositories/accepted-send-writer.js';
 import { createStore, type Store } from './repositories/index.js';
 import { createThreadedSendWriter } from './repositories/threaded-send-writer.js';
@@ -39,12 +42,38 @@ export interface Runtime {
   db: Db;
   store: Store;
   services: Services;
-  /** Once no request is in flight: stops the send writer, then closes the store (its pool) and Redis. */
+  /** The delivery worker, when asked for: started, and stopped by close(). */
+  worker: DeliveryWorker | undefined;
+  /** Once no request is in flight: stops the worker and the send writer, then closes the store (its pool) and Redis. */
   close(): Promise<void>;
 }
 
+export interface RuntimeOptions {
+  /** Run the delivery worker in this process (serve: WORKER_ENABLED; tests: when they test it). */
+  worker?: boolean;
+}
+
+/** The log of everything but HTTP requests (Fastify keeps its own): the worker's, in `serve` and `worker`. */
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({ level: config.logLevel });
+}
+
+/** The delivery worker over the configured provider; stopping it closes the provider too. */
+function startDeliveryWorker(store: Store, config: Config): DeliveryWorker {
+  const provider = createProvider(config, store);
+  const worker = createDeliveryWorker({ store, provider, config, logger: createLogger(config).child({ component: 'worker' }) });
+  worker.start();
+  return {
+    ...worker,
+    async stop() {
+      await worker.stop();
+      await provider.close();
+    },
+  };
+}
+
 /** What `serve` runs on, and what the tests call into. */
-export async function openRuntime(config: Config): Promise<Runtime> {
+export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const db = await openMigratedDatabase(config);
   const store = createStore(db);
   const redis = config.redisUrl
@@ -57,8 +86,11 @@ export async function openRuntime(config: Config): Promise<Runtime> {
   // first: that thread opens the same file and expects the schema); PostgreSQL works in its own
   // processes, and the batching writer on this thread suffices.
   const sendWriter = storeKindOf(config) === 'sqlite' ? createThreadedSendWriter(config.dataDir) : createAcceptedSendWriter(store);
+  const worker = options.worker ? startDeliveryWorker(store, config) : undefined;
   const services = createServices(store, config, {
     sendWriter,
+    // A send accepted here is looked at at once, not at the next poll.
+    ...(worker ? { onSendAccepted: () => worker.wake() } : {}),
     rateLimiter: redis ? createRedisRateLimiter(redis, config.redisKeyPrefix) : createMemoryRateLimiter(),
     healthChecks: redis ? { redis: () => redis.ping() } : {},
   });
@@ -66,7 +98,9 @@ export async function openRuntime(config: Config): Promise<Runtime> {
     db,
     store,
     services,
+    worker,
     async close() {
+      await worker?.stop();
       await sendWriter.close();
       await db.destroy();
       redis?.disconnect();
@@ -76,7 +110,7 @@ export async function openRuntime(config: Config): Promise<Runtime> {
 
 /** `mailroom serve`: the API on HOST:PORT until `close()`, which drains in-flight requests, then closes the store. */
 export async function startServer(config: Config): Promise<App> {
-  const runtime = await openRuntime(config);
+  const runtime = await openRuntime(config, { worker: config.worker.enabled });
   try {
     const app = await buildApp({ config, services: runtime.services });
     app.addHook('onClose', () => runtime.close());
@@ -86,4 +120,16 @@ export async function startServer(config: Config): Promise<App> {
     await runtime.close();
     throw error;
   }
+}
+
+/** `mailroom worker`: the delivery worker alone, until `stop()`, which lets it finish and closes the store. */
+export async function startWorker(config: Config): Promise<{ stop(): Promise<void> }> {
+  const db = await openMigratedDatabase(config);
+  const worker = startDeliveryWorker(createStore(db), config);
+  return {
+    async stop() {
+      await worker.stop();
+      await db.destroy();
+    },
+  };
 }

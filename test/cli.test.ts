@@ -32,7 +32,7 @@ describe('the mailroom command', () => {
   it('migrates, then reports the store up to date', async () => {
     const fresh = await freshStore();
     try {
-      assert.equal(mailroom(['migrate'], fresh.env).stdout, 'Applied: 0001-initial, 0002-sandbox-messages\n');
+      assert.equal(mailroom(['migrate'], fresh.env).stdout, 'Applied: 0001-initial, 0002-sandbox-messages, 0003-delivery-history\n');
       assert.equal(mailroom(['migrate'], fresh.env).stdout, 'Database is up to date\n');
     } finally {
       await fresh.drop();
@@ -62,7 +62,10 @@ describe('the mailroom command', () => {
     [{ PORT: 'eighty' }, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "eighty")'],
     [{ PORT: '70000' }, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "70000")'],
     [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
-    [{ MAILROOM_PROVIDER: 'carrier-pigeon' }, 'Invalid configuration: MAILROOM_PROVIDER must be one of sandbox (got "carrier-pigeon")'],
+    [{ MAILROOM_PROVIDER: 'carrier-pigeon' }, 'Invalid configuration: MAILROOM_PROVIDER must be one of sandbox, smtp (got "carrier-pigeon")'],
+    [{ MAILROOM_PROVIDER: 'smtp' }, 'Invalid configuration: SMTP_URL is required when MAILROOM_PROVIDER is smtp'],
+    [{ WORKER_LEASE_MS: '10' }, 'Invalid configuration: WORKER_LEASE_MS must be an integer of at least 1000 (got "10")'],
+    [{ DELIVERY_MAX_ATTEMPTS: '0' }, 'Invalid configuration: DELIVERY_MAX_ATTEMPTS must be an integer from 1 to 100 (got "0")'],
     [{ RATE_LIMIT_SEND_PER_MIN: '0' }, 'Invalid configuration: RATE_LIMIT_SEND_PER_MIN must be an integer of at least 1 (got "0")'],
     [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false (got "maybe")'],
     [{ DNS_SERVERS: '127.0.0.1:5353,dns.example' }, 'Invalid configuration: DNS_SERVERS must be a comma-separated list of ip or ip:port entries (got "dns.example")'],
@@ -71,6 +74,7 @@ describe('the mailroom command', () => {
     // URLs may carry passwords: the message names the variable, never the value.
     [{ DATABASE_URL: 'mysql://root:hunter2@db/mail' }, 'Invalid configuration: DATABASE_URL must be a postgres:// URL'],
     [{ REDIS_URL: 'memcached://:hunter2@cache' }, 'Invalid configuration: REDIS_URL must be a redis:// URL'],
+    [{ MAILROOM_PROVIDER: 'smtp', SMTP_URL: 'http://user:hunter2@relay' }, 'Invalid configuration: SMTP_URL must be a smtp:// or smtps:// URL'],
   ];
   for (const [env, message] of badValues) {
     const name = Object.keys(env)[0]!;

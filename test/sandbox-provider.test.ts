@@ -33,14 +33,14 @@ describe('sandbox provider', () => {
   });
   after(() => t.close());
 
-  it('keeps the message and answers each simulator mailbox as documented, every other address accepted', async () => {
+  it('keeps the message and answers each simulator mailbox as documented, every other address delivered', async () => {
     const outcomes = await createSandboxProvider(t.store).send(built);
-    assert.deepEqual(outcomes.map((o) => [o.recipient, o.kind]), [
-      ['ada@example.com', 'accepted'],
-      [`delivered@${SIMULATOR_DOMAIN}`, 'accepted'],
-      [`bounce@${SIMULATOR_DOMAIN}`, 'permanent'],
-      [`complaint@${SIMULATOR_DOMAIN}`, 'accepted'],
-      [`TempFail@${SIMULATOR_DOMAIN}`, 'temporary'],
+    assert.deepEqual(outcomes.map((o) => [o.recipient, o.kind, o.complaint]), [
+      ['ada@example.com', 'delivered', undefined],
+      [`delivered@${SIMULATOR_DOMAIN}`, 'delivered', undefined],
+      [`bounce@${SIMULATOR_DOMAIN}`, 'permanent', undefined],
+      [`complaint@${SIMULATOR_DOMAIN}`, 'delivered', 'abuse'],
+      [`TempFail@${SIMULATOR_DOMAIN}`, 'temporary', undefined],
     ]);
     assert.match(outcomes[2]!.detail, /^550 5\.1\.1 /);
     assert.match(outcomes[4]!.detail, /^451 /);

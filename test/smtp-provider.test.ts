@@ -120,4 +120,36 @@ describe('SMTP provider', () => {
       await down.close();
     }
   });
+
+  it('calls refused credentials or a refused sender a failure of the configuration, not of the recipient', async () => {
+    const strict = new SMTPServer({
+      disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: true,
+      logger: false,
+      onAuth(auth, _session, callback) {
+        if (auth.username === 'right') return callback(null, { user: 'right' });
+        callback(Object.assign(new Error('5.7.8 Authentication credentials invalid'), { responseCode: 535 }));
+      },
+      onMailFrom(_address, _session, callback) {
+        callback(Object.assign(new Error('5.7.1 Sender address rejected: not owned by user'), { responseCode: 553 }));
+      },
+    });
+    strict.listen(0, '127.0.0.1');
+    await once(strict.server, 'listening');
+    const { port } = strict.server.address() as { port: number };
+    const wrong = createSmtpProvider(`smtp://wrong:secret@127.0.0.1:${port}`);
+    const right = createSmtpProvider(`smtp://right:secret@127.0.0.1:${port}`);
+    try {
+      const refused = await wrong.send(await message(['ada@example.com']));
+      assert.equal(refused[0]!.kind, 'failed');
+      assert.match(refused[0]!.detail, /^The SMTP relay refused Mailroom's credentials \(check SMTP_URL\): 535 5\.7\.8 Authentication credentials invalid/);
+      const sender = await right.send(await message(['ada@example.com']));
+      assert.equal(sender[0]!.kind, 'failed');
+      assert.match(sender[0]!.detail, /^The SMTP relay refused the sender .*553 5\.7\.1 Sender address rejected/);
+    } finally {
+      await wrong.close();
+      await right.close();
+      await new Promise<void>((resolve) => strict.close(() => resolve()));
+    }
+  });
 });

@@ -1,11 +1,13 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as initial from './migrations/0001-initial.js';
 import * as sandboxMessages from './migrations/0002-sandbox-messages.js';
+import * as deliveryHistory from './migrations/0003-delivery-history.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-sandbox-messages': sandboxMessages,
+  '0003-delivery-history': deliveryHistory,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

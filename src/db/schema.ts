@@ -11,6 +11,8 @@ export interface Database {
   suppressions: SuppressionsTable;
   delivery_jobs: DeliveryJobsTable;
   sandbox_messages: SandboxMessagesTable;
+  delivery_attempts: DeliveryAttemptsTable;
+  message_events: MessageEventsTable;
 }
 
 export interface WorkspacesTable {
@@ -109,6 +111,8 @@ export interface DeliveryJobsTable {
   lease_owner: string | null;
   lease_expires_at: string | null;
   last_error: string | null;
+  /** JSON array of the recipients still to try after a partial success; null: every recipient still `sent`. */
+  pending_recipients: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -121,5 +125,35 @@ export interface SandboxMessagesTable {
   /** JSON array of addresses. */
   envelope_to: string;
   raw: string;
+  created_at: string;
+}
+
+/** What happened when a message was handed to a provider: one row per recipient per attempt, never changed. */
+export type AttemptOutcome = 'delivered' | 'accepted' | 'temporary' | 'permanent' | 'failed' | 'suppressed';
+
+export interface DeliveryAttemptsTable {
+  id: string;
+  workspace_id: string;
+  message_id: string;
+  recipient: string;
+  /** 1 for the first attempt at the message. */
+  attempt: number;
+  provider: string;
+  outcome: AttemptOutcome;
+  /** The upstream's reply, or why the attempt was not made. */
+  detail: string;
+  created_at: string;
+}
+
+export type MessageEventType = 'delivered' | 'bounced' | 'complained' | 'suppressed' | 'failed';
+
+/** The internal event path's record: one row per event, with the JSON body a webhook receiver gets. */
+export interface MessageEventsTable {
+  id: string;
+  workspace_id: string;
+  message_id: string;
+  type: MessageEventType;
+  recipient: string;
+  payload: string;
   created_at: string;
 }

@@ -31,9 +31,16 @@ const formatMailbox = (m: Mailbox) => (m.name ? { name: m.name, address: m.addre
  * Composes one MIME message per send with Nodemailer (headers encoded as
  * needed, text and/or HTML parts) and signs it with the domain's DKIM key
  * (rsa-sha256, relaxed/relaxed). Headers come from the parsed mailboxes stored
- * at acceptance, never from raw input.
+ * at acceptance, never from raw input. `To` names every recipient of the send;
+ * the envelope only `envelopeTo` (by default all of them): those suppressed,
+ * or already done before a retry, are not sent to again.
  */
-export async function buildMessage(message: MessagesTable, domain: SigningDomain, date: Date = new Date()): Promise<BuiltMessage> {
+export async function buildMessage(
+  message: MessagesTable,
+  domain: SigningDomain,
+  date: Date = new Date(),
+  envelopeTo?: string[],
+): Promise<BuiltMessage> {
   const recipients = JSON.parse(message.recipients) as Mailbox[];
   const replyTo = message.reply_to ? (JSON.parse(message.reply_to) as Mailbox) : null;
   const messageIdHeader = `<${message.id}@${domain.domain}>`;
@@ -43,7 +50,7 @@ export async function buildMessage(message: MessagesTable, domain: SigningDomain
     newline: 'windows',
     dkim: { domainName: domain.domain, keySelector: domain.dkim_selector, privateKey: domain.dkim_private_key },
   });
-  const envelope = { from: returnPathFor(message.id, domain), to: recipients.map((r) => r.address) };
+  const envelope = { from: returnPathFor(message.id, domain), to: envelopeTo ?? recipients.map((r) => r.address) };
   const info = await composer.sendMail({
     envelope,
     from: formatMailbox({ name: message.from_name, address: message.from_address }),

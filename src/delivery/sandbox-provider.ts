@@ -1,24 +1,27 @@
 import { nowIso } from '../ids.js';
 import type { Store } from '../repositories/index.js';
-import type { BuiltMessage } from './message-builder.js';
+import { RETURN_PATH_LABEL } from '../services/dns-records.js';
+import { generateDkimKeyPair, type DkimKeyPair } from '../services/dkim-keys.js';
+import { SANDBOX_SENDER_DOMAIN } from '../services/sender-domain.js';
+import type { BuiltMessage, SigningDomain } from './message-builder.js';
 import type { Provider, RecipientOutcome } from './provider.js';
 
 /** Addresses at this domain produce an outcome on purpose, in the spirit of the SES mailbox simulator. */
 export const SIMULATOR_DOMAIN = 'simulator.mailroom.test';
 
 /**
- * What each simulator mailbox does; any other address, and any other local
- * part, is accepted. `complaint` is accepted now; the complaint it stands for
- * comes with the event path (inbound events).
+ * What each simulator mailbox does (README, "Sandbox and simulator"); any
+ * other address is delivered into the sandbox. `tempfail` fails every
+ * attempt, so it shows the retries and, once they run out, `failed`.
  */
 export const SIMULATOR_MAILBOXES: Readonly<Record<string, Omit<RecipientOutcome, 'recipient'>>> = {
-  delivered: { kind: 'accepted', detail: '250 2.0.0 Delivered (sandbox simulator)' },
+  delivered: { kind: 'delivered', detail: '250 2.0.0 Delivered (sandbox simulator)' },
   bounce: { kind: 'permanent', detail: '550 5.1.1 Mailbox does not exist (sandbox simulator: hard bounce)' },
   tempfail: { kind: 'temporary', detail: '451 4.3.0 Try again later (sandbox simulator: temporary failure)' },
-  complaint: { kind: 'accepted', detail: '250 2.0.0 Delivered; the recipient will complain (sandbox simulator)' },
+  complaint: { kind: 'delivered', detail: '250 2.0.0 Delivered; the recipient will complain (sandbox simulator)', complaint: 'abuse' },
 };
 
-const KEPT = { kind: 'accepted', detail: '250 2.0.0 Kept in the sandbox, not sent' } as const;
+const KEPT = { kind: 'delivered', detail: '250 2.0.0 Kept in the sandbox, not sent' } as const;
 
 function simulate(recipient: string): RecipientOutcome {
   const at = recipient.lastIndexOf('@');
@@ -48,5 +51,23 @@ export function createSandboxProvider(store: Pick<Store, 'sandboxMessages'>): Pr
       return message.envelope.to.map(simulate);
     },
     async close() {},
+  };
+}
+
+let sandboxKey: Promise<DkimKeyPair> | undefined;
+
+/**
+ * How mail from the built-in sandbox sender domain is signed: it has no
+ * domain row, so with a key made once per process. No DNS publishes it; the
+ * signature is there so the kept message looks as it would in production.
+ */
+export async function sandboxSigningDomain(): Promise<SigningDomain> {
+  sandboxKey ??= generateDkimKeyPair();
+  const key = await sandboxKey;
+  return {
+    domain: SANDBOX_SENDER_DOMAIN,
+    return_path_domain: `${RETURN_PATH_LABEL}.${SANDBOX_SENDER_DOMAIN}`,
+    dkim_selector: key.selector,
+    dkim_private_key: key.privateKeyPem,
   };
 }

@@ -10,20 +10,29 @@ export const SMTP_GREETING_TIMEOUT_MS = 10_000;
 export const SMTP_SOCKET_TIMEOUT_MS = 60_000;
 
 interface SmtpError extends Error {
+  code?: string;
+  command?: string;
   responseCode?: number;
   response?: string;
   recipient?: string;
   rejectedErrors?: SmtpError[];
 }
 
+/** Replies that mean the relay will not take mail from us as configured: authentication required or refused (RFC 4954). */
+const AUTH_REPLY_CODES = new Set([530, 534, 535, 538]);
+
 function outcomeOf(recipient: string, error: SmtpError): RecipientOutcome {
   const code = error.responseCode;
-  return {
-    recipient,
-    // A 5xx reply is the relay's final word; anything else (4xx, no reply at all) may pass.
-    kind: code !== undefined && code >= 500 ? 'permanent' : 'temporary',
-    detail: error.response ?? error.message,
-  };
+  const reply = error.response ?? error.message;
+  // Our side is wrong (credentials, or a sender the relay will not relay for): the recipient is not at fault, and retrying is pointless.
+  if (error.code === 'EAUTH' || error.code === 'ENOAUTH' || (code !== undefined && AUTH_REPLY_CODES.has(code))) {
+    return { recipient, kind: 'failed', detail: `The SMTP relay refused Mailroom's credentials (check SMTP_URL): ${reply}` };
+  }
+  if (code !== undefined && code >= 500 && error.command?.startsWith('MAIL FROM')) {
+    return { recipient, kind: 'failed', detail: `The SMTP relay refused the sender (check SMTP_URL and the relay's settings): ${reply}` };
+  }
+  // A 5xx reply to RCPT or DATA is the relay's final word on this recipient; anything else (4xx, no reply at all) may pass.
+  return { recipient, kind: code !== undefined && code >= 500 ? 'permanent' : 'temporary', detail: reply };
 }
 
 /**
@@ -60,6 +69,7 @@ export function createSmtpProvider(smtpUrl: string): Provider {
         const refused = new Map(((info as { rejectedErrors?: SmtpError[] }).rejectedErrors ?? []).map((e) => [e.recipient, e]));
         return recipients.map((recipient) => {
           const error = refused.get(recipient);
+          // Accepted by the relay, not yet delivered: the relay's DSN tells that later.
           return error ? outcomeOf(recipient, error) : { recipient, kind: 'accepted', detail: info.response };
         });
       } catch (caught) {

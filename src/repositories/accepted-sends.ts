@@ -1,13 +1,20 @@
 import type { MessagesTable } from '../db/schema.js';
+import { publishEvents } from '../events/event-path.js';
+import type { MessageEvent } from '../events/message-event.js';
 import type { Store } from './index.js';
 import type { LogEntryRow } from './logs-repository.js';
 import type { NewDeliveryJob } from './messages-repository.js';
 
-/** Everything one accepted send writes: the message, its log entries and, if anyone is to receive it, its outbox row. */
+/**
+ * Everything one accepted send writes: the message, its log entries, if anyone
+ * is to receive it its outbox row, and the events of recipients settled at
+ * once (suppressed, or failed for an unverified sender domain).
+ */
 export interface AcceptedSend {
   message: MessagesTable;
   entries: LogEntryRow[];
   job: NewDeliveryJob | null;
+  events: MessageEvent[];
 }
 
 /** Writes accepted sends durably; `write` resolves only once the send's rows are committed. */
@@ -41,6 +48,7 @@ export async function writeAcceptedSends(store: Store, sends: AcceptedSend[]): P
       await repos.messages.insertMany(some.map((s) => s.message));
       await repos.logs.insertMany(some.flatMap((s) => s.entries));
       await repos.messages.enqueueDeliveries(some.flatMap((s) => (s.job ? [s.job] : [])));
+      await publishEvents(repos, some.flatMap((s) => s.events));
     });
   try {
     await writeAll(sends);

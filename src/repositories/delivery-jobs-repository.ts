@@ -64,15 +64,33 @@ export function createDeliveryJobsRepository(db: Db) {
       return result.numUpdatedRows > 0n;
     },
 
-    /** Tries again at `availableAt` (a temporary failure). False when the lease is no longer the caller's. */
-    async reschedule(id: string, owner: string, availableAt: string, error: string, now: string): Promise<boolean> {
+    /**
+     * Tries again at `availableAt` (a temporary failure), then only for
+     * `pendingRecipients` when given (the others are done). False when the
+     * lease is no longer the caller's.
+     */
+    async reschedule(id: string, owner: string, availableAt: string, error: string, now: string, pendingRecipients?: string[]): Promise<boolean> {
+      const pending = pendingRecipients ? { pending_recipients: JSON.stringify(pendingRecipients) } : {};
       const result = await db
         .updateTable('delivery_jobs')
-        .set({ available_at: availableAt, last_error: error, lease_owner: null, lease_expires_at: null, updated_at: now })
+        .set({ available_at: availableAt, last_error: error, lease_owner: null, lease_expires_at: null, updated_at: now, ...pending })
         .where('id', '=', id)
         .where('lease_owner', '=', owner)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
+    },
+
+    /** Extends the lease of the owner's jobs among `ids` that are still pending: a long hand-over must not be taken over. */
+    async renew(owner: string, ids: string[], leaseUntil: string): Promise<number> {
+      if (ids.length === 0) return 0;
+      const result = await db
+        .updateTable('delivery_jobs')
+        .set({ lease_expires_at: leaseUntil })
+        .where('lease_owner', '=', owner)
+        .where('state', '=', 'pending')
+        .where('id', 'in', ids)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
 
     /** Gives back every job the owner holds, due at once: a worker stopping cleanly does not make them wait out the lease. */

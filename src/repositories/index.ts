@@ -1,8 +1,10 @@
 import { pingDatabase, type Db } from '../db/database.js';
 import { createApiKeysRepository } from './api-keys-repository.js';
+import { createDeliveryAttemptsRepository } from './delivery-attempts-repository.js';
 import { createDeliveryJobsRepository } from './delivery-jobs-repository.js';
 import { createDomainsRepository } from './domains-repository.js';
 import { createLogsRepository } from './logs-repository.js';
+import { createMessageEventsRepository } from './message-events-repository.js';
 import { createMessagesRepository } from './messages-repository.js';
 import { createSandboxMessagesRepository } from './sandbox-messages-repository.js';
 import { createSuppressionsRepository } from './suppressions-repository.js';
@@ -12,9 +14,11 @@ function bind(db: Db) {
   return {
     workspaces: createWorkspacesRepository(db),
     apiKeys: createApiKeysRepository(db),
+    deliveryAttempts: createDeliveryAttemptsRepository(db),
     deliveryJobs: createDeliveryJobsRepository(db),
     domains: createDomainsRepository(db),
     logs: createLogsRepository(db),
+    messageEvents: createMessageEventsRepository(db),
     messages: createMessagesRepository(db),
     suppressions: createSuppressionsRepository(db),
     sandboxMessages: createSandboxMessagesRepository(db),

@@ -61,6 +61,11 @@ export function createLogsRepository(db: Db) {
         .executeTakeFirst();
     },
 
+    /** Every `send` entry of one message: one per recipient. */
+    async listSendEntries(messageId: string): Promise<LogEntryRow[]> {
+      return db.selectFrom('log_entries').selectAll().where('message_id', '=', messageId).where('type', '=', 'send').execute();
+    },
+
     /**
      * Moves an entry from `from` to `to` if it is still at `from`, and its
      * counters with it (one down, one up). False, and nothing changed, when

@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 import type { DeliveryJobsTable, MessagesTable } from '../db/schema.js';
 import { bulkInsert } from './bulk-insert.js';
 
-export type NewDeliveryJob = Omit<DeliveryJobsTable, 'attempts'>;
+export type NewDeliveryJob = Omit<DeliveryJobsTable, 'attempts' | 'pending_recipients'>;
 
 // Both run on every accepted send.
 const insertMessages = bulkInsert('messages', [
@@ -21,6 +21,9 @@ export function createMessagesRepository(db: Db) {
     },
     async enqueueDeliveries(rows: NewDeliveryJob[]): Promise<void> {
       await insertJobs(db, rows);
+    },
+    async find(id: string): Promise<MessagesTable | undefined> {
+      return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
     },
     async findJobByMessage(messageId: string): Promise<Selectable<DeliveryJobsTable> | undefined> {
       return db.selectFrom('delivery_jobs').selectAll().where('message_id', '=', messageId).executeTakeFirst();

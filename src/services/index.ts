@@ -17,6 +17,8 @@ export interface ServiceOptions {
   healthChecks?: Record<string, () => Promise<unknown>>;
   /** How accepted sends reach the store; by default batched on this thread (see server.ts for the SQLite one). */
   sendWriter?: AcceptedSendWriter;
+  /** Hears of every send accepted with someone to deliver to, once it is durable. */
+  onSendAccepted?: () => void;
 }
 
 export function createServices(store: Store, config: Config, options: ServiceOptions = {}) {
@@ -26,7 +28,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     apiKeys: createApiKeyService(store),
     domains: createDomainService(store, createDnsVerifier(config.dnsServers), config),
     logs: createLogService(store),
-    send: createSendService(store, sendWriter, config),
+    send: createSendService(store, sendWriter, config, options.onSendAccepted),
     workspaces: createWorkspaceService(store),
     rateLimiter,
   };

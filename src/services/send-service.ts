@@ -4,11 +4,10 @@ import { newId, nowIso } from '../ids.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import type { AcceptedSendWriter } from '../repositories/accepted-sends.js';
 import type { Store } from '../repositories/index.js';
+import type { MessageEvent } from '../events/message-event.js';
 import { domainOf, normalizeAddress } from './email-address.js';
 import { parseSendRequest, type SendInput } from './send-request.js';
-
-/** In sandbox mode this sender domain is always verified, so a first send needs no DNS. */
-export const SANDBOX_SENDER_DOMAIN = 'sandbox.mailroom.test';
+import { checkSenderDomain } from './sender-domain.js';
 
 export interface SendResult {
   message_id: string;
@@ -17,15 +16,10 @@ export interface SendResult {
   error?: string;
 }
 
-export function createSendService(store: Store, writer: AcceptedSendWriter, config: Pick<Config, 'provider'>) {
-  async function senderDomainProblem(workspaceId: string, domain: string): Promise<string | null> {
-    if (config.provider === 'sandbox' && domain === SANDBOX_SENDER_DOMAIN) return null;
-    const row = await store.domains.findByName(workspaceId, domain);
-    if (!row) return `Sender domain ${domain} is not a domain of this workspace; add and verify it first`;
-    if (row.status !== 'verified') return `Sender domain ${domain} is not verified; publish its DNS records and verify it first`;
-    return null;
-  }
+/** The error detail of a recipient held back by the suppression list, at acceptance or at delivery. */
+export const suppressedError = (reason: string) => `Recipient is on the suppression list (${reason})`;
 
+export function createSendService(store: Store, writer: AcceptedSendWriter, config: Pick<Config, 'provider'>, onAccepted?: () => void) {
   return {
     /**
      * Validates a send and records it durably before answering: the message, one
@@ -35,17 +29,23 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
      */
     async accept(workspaceId: string, input: SendInput): Promise<SendResult> {
       const request = parseSendRequest(input);
-      const domainProblem = await senderDomainProblem(workspaceId, domainOf(request.from.address));
+      const senderDomain = await checkSenderDomain(store.domains, config, workspaceId, domainOf(request.from.address));
+      const domainProblem = senderDomain.kind === 'refused' ? senderDomain.problem : null;
       const suppressed = domainProblem
         ? new Map<string, string>()
         : await store.suppressions.findSuppressed(workspaceId, request.to.map((r) => normalizeAddress(r.address)));
 
       const messageId = newId('msg');
       const now = nowIso();
+      const events: MessageEvent[] = [];
       const entries: LogEntryRow[] = request.to.map((recipient) => {
         const reason = suppressed.get(normalizeAddress(recipient.address));
         const status: LogStatus = domainProblem ? 'failed' : reason !== undefined ? 'suppressed' : 'sent';
-        const error = domainProblem ?? (reason !== undefined ? `Recipient is on the suppression list (${reason})` : null);
+        const error = domainProblem ?? (reason !== undefined ? suppressedError(reason) : null);
+        if (status !== 'sent') {
+          const common = { id: newId('evt'), workspace_id: workspaceId, message_id: messageId, recipient: recipient.address, from_email: request.from.address, subject: request.subject, timestamp: now };
+          events.push(domainProblem ? { ...common, type: 'failed', error: domainProblem } : { ...common, type: 'suppressed', reason: reason! });
+        }
         return {
           id: newId('log'),
           workspace_id: workspaceId,
@@ -90,8 +90,10 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
               updated_at: now,
             }
           : null,
+        events,
       });
 
+      if (toDeliver) onAccepted?.();
       if (domainProblem) return { message_id: messageId, status: 'failed', error: domainProblem };
       return { message_id: messageId, status: toDeliver ? 'sent' : 'suppressed' };
     },

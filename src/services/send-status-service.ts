@@ -1,14 +1,69 @@
-import { nowIso } from '../ids.js';
-import type { Store } from '../repositories/index.js';
+import { publishEvents } from '../events/event-path.js';
+import type { MessageEvent } from '../events/message-event.js';
+import { newId, nowIso } from '../ids.js';
+import type { Repositories, Store } from '../repositories/index.js';
+import type { LogEntryRow } from '../repositories/logs-repository.js';
 import { judgeTransition, type SendStatus } from './send-status.js';
 
 export type StatusChange = 'move' | 'duplicate' | 'refused' | 'unknown';
 
+/** A status a `send` entry can be moved to, with what its event carries. */
+export type StatusMove =
+  | { to: 'delivered'; detail: string | null }
+  | { to: 'bounced'; detail: string; bounceSubtype?: string }
+  | { to: 'failed'; detail: string }
+  | { to: 'suppressed'; detail: string; reason: string };
+
+/** The general fields of an event about the recipient of a `send` entry. */
+function eventAbout(entry: LogEntryRow, type: MessageEvent['type'], now: string): MessageEvent {
+  const { workspace_id, message_id, recipient, from_email, subject } = entry;
+  return { id: newId('evt'), type, workspace_id, message_id, recipient, from_email, subject, timestamp: now };
+}
+
+function eventOf(entry: LogEntryRow, move: StatusMove, now: string): MessageEvent {
+  const event = eventAbout(entry, move.to, now);
+  if (move.to === 'bounced') event.bounce = { type: 'Permanent', subtype: move.bounceSubtype ?? 'General', diagnostic_code: move.detail };
+  if (move.to === 'failed') event.error = move.detail;
+  if (move.to === 'suppressed') event.reason = move.reason;
+  return event;
+}
+
+/**
+ * Moves one `send` entry along the transition table, its stats counters with
+ * it, and publishes the event of the move on the event path; all with the
+ * given repositories, so inside the caller's transaction. A duplicate or a
+ * backward move changes nothing and publishes nothing. Conditional updates,
+ * not locks: if a concurrent writer moved the entry since it was read, judge
+ * again from what is there now.
+ */
+export async function moveSendEntry(repos: Repositories, entry: LogEntryRow, move: StatusMove, now = nowIso()): Promise<StatusChange> {
+  let current: LogEntryRow | undefined = entry;
+  while (current) {
+    const verdict = judgeTransition(current.status as SendStatus, move.to);
+    if (verdict !== 'move') return verdict;
+    if (await repos.logs.moveStatus(current, current.status, move.to, move.detail, now)) {
+      await publishEvents(repos, [eventOf(current, move, now)]);
+      return 'move';
+    }
+    current = await repos.logs.findSendEntry(current.message_id, current.recipient);
+  }
+  return 'unknown';
+}
+
+/**
+ * Records that the recipient of `entry` complained about the message (a
+ * feedback loop's report): a `complaint` log entry beside the `send` entry,
+ * which keeps its status, and the `complained` event. Inside the caller's transaction.
+ */
+export async function recordComplaint(repos: Repositories, entry: LogEntryRow, feedbackType: string, now = nowIso()): Promise<void> {
+  await repos.logs.insertMany([{ ...entry, id: newId('log'), type: 'complaint', status: 'complained', error: null, created_at: now, updated_at: now }]);
+  await publishEvents(repos, [{ ...eventAbout(entry, 'complained', now), feedback_type: feedbackType }]);
+}
+
 /**
  * Records an outcome for one recipient of one message (a delivery, a bounce,
- * a failure), moving its `send` entry along the transition table and the
- * stats counters with it, in one transaction. The worker and the inbound
- * parsers both come through here, so every source obeys the same table.
+ * a failure) in a transaction of its own. The worker and the inbound parsers
+ * both move entries through moveSendEntry, so every source obeys one table.
  */
 export function createSendStatusService(store: Store) {
   return {
@@ -17,17 +72,10 @@ export function createSendStatusService(store: Store) {
      * same report twice changes nothing); `refused` when the move would go
      * backward; `unknown` when there is no such recipient of such a message.
      */
-    async record(messageId: string, recipient: string, to: SendStatus, error: string | null = null): Promise<StatusChange> {
+    async record(messageId: string, recipient: string, move: StatusMove): Promise<StatusChange> {
       return store.transaction(async (repos) => {
-        // Conditional moves, not locks: if a concurrent event moved the entry
-        // between our read and our update, judge again from the new status.
-        for (;;) {
-          const entry = await repos.logs.findSendEntry(messageId, recipient);
-          if (!entry) return 'unknown';
-          const verdict = judgeTransition(entry.status as SendStatus, to);
-          if (verdict !== 'move') return verdict;
-          if (await repos.logs.moveStatus(entry, entry.status, to, error, nowIso())) return 'move';
-        }
+        const entry = await repos.logs.findSendEntry(messageId, recipient);
+        return entry ? moveSendEntry(repos, entry, move) : 'unknown';
       });
     },
   };

@@ -5,6 +5,7 @@ import type { Db } from '../../src/db/database.js';
 import type { Store } from '../../src/repositories/index.js';
 import { openRuntime } from '../../src/server.js';
 import type { Services } from '../../src/services/index.js';
+import type { DeliveryWorker } from '../../src/delivery/delivery-worker.js';
 import type { StoreKind } from '../../src/db/database.js';
 import { freshStore } from './test-store.js';
 
@@ -14,6 +15,8 @@ export interface TestApp {
   db: Db;
   store: Store;
   services: Services;
+  /** The delivery worker, when the app was asked to run one. */
+  worker: DeliveryWorker | undefined;
   /** Environment naming this app's store: give it to another app (or process) to share the store. */
   storeEnv: Record<string, string>;
   workspaceId: string;
@@ -30,6 +33,8 @@ export interface TestAppOptions {
   shareStoreWith?: TestApp;
   /** The kind of fresh store; by default the one this test run exercises. */
   store?: StoreKind;
+  /** Run the delivery worker in the app's process, as `serve` does. */
+  worker?: boolean;
 }
 
 /** The real app on a fresh store of its own (SQLite in a temp dir, or a new PostgreSQL database). */
@@ -37,7 +42,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   const fresh = options.shareStoreWith ? undefined : await freshStore(options.store);
   const storeEnv = options.shareStoreWith?.storeEnv ?? fresh!.env;
   const config = loadConfig({ ...storeEnv, LOG_LEVEL: 'silent', ...env });
-  const runtime = await openRuntime(config);
+  const runtime = await openRuntime(config, { worker: options.worker ?? false });
   const { db, store, services } = runtime;
   const app = await buildApp({ config, services });
   await app.ready();
@@ -50,6 +55,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     db,
     store,
     services,
+    worker: runtime.worker,
     storeEnv,
     workspaceId: first.workspace_id,
     apiKey: first.api_key,
@@ -90,7 +96,7 @@ export function sendBody(overrides: Record<string, unknown> = {}): Record<string
 /** Row counts of every table a send writes, to show a refused send wrote nothing. */
 export async function writtenRows(db: Db): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const table of ['messages', 'log_entries', 'log_counters', 'delivery_jobs'] as const) {
+  for (const table of ['messages', 'log_entries', 'log_counters', 'delivery_jobs', 'message_events'] as const) {
     const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     counts[table] = Number(row.n);
   }

@@ -1,0 +1,97 @@
+import type { Config } from '../config.js';
+import type { AttemptOutcome } from '../db/schema.js';
+import type { Store } from '../repositories/index.js';
+import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
+import type { LogEntryRow } from '../repositories/logs-repository.js';
+import { domainOf, normalizeAddress } from '../services/email-address.js';
+import { suppressedError } from '../services/send-service.js';
+import { checkSenderDomain } from '../services/sender-domain.js';
+import { buildMessage, type SigningDomain } from './message-builder.js';
+import type { Provider, RecipientOutcome } from './provider.js';
+
+/** What one recipient came to in one attempt. */
+export interface RecipientResult {
+  entry: LogEntryRow;
+  outcome: AttemptOutcome;
+  detail: string;
+  /** `suppressed`: the suppression list's reason. */
+  reason?: string;
+  /** The sandbox simulator's complaint, with its feedback type. */
+  complaint?: string;
+}
+
+/** One claimed job's attempt: what became of each recipient tried this time. */
+export interface JobResult {
+  job: DeliveryJob;
+  results: RecipientResult[];
+}
+
+export interface AttemptDependencies {
+  store: Store;
+  provider: Provider;
+  config: Pick<Config, 'provider'>;
+  /** The key and return-path host for the built-in sandbox sender domain, which has no domain row. */
+  sandboxDomain(): Promise<SigningDomain>;
+  /** Hears of a provider that threw instead of answering (a bug): the attempt counts as a temporary failure. */
+  onProviderError(error: unknown, job: DeliveryJob): void;
+}
+
+const failAll = (entries: LogEntryRow[], detail: string): RecipientResult[] => entries.map((entry) => ({ entry, outcome: 'failed', detail }));
+
+/**
+ * Takes one claimed job through the delivery checklist (DESIGN.md §3, after
+ * Postal's dequeuer), each step settling some recipients and passing the rest
+ * on: who is still to be tried; who is on the suppression list now; whether
+ * the sender domain may still send; build and sign; hand over. Reads only:
+ * the outcome recorder writes what this returns.
+ */
+export async function attemptDelivery(job: DeliveryJob, deps: AttemptDependencies): Promise<JobResult> {
+  const { store } = deps;
+  const message = await store.messages.find(job.message_id);
+  if (!message) return { job, results: [] }; // deleted with its workspace: nothing left to do
+
+  // Recipients still `sent` (not suppressed at acceptance, not bounced since), and of those only the ones a retry is for.
+  const pending = job.pending_recipients === null ? null : new Set(JSON.parse(job.pending_recipients) as string[]);
+  let entries = (await store.logs.listSendEntries(message.id)).filter((e) => e.status === 'sent' && (pending === null || pending.has(e.recipient)));
+  if (entries.length === 0) return { job, results: [] };
+
+  const results: RecipientResult[] = [];
+  const suppressed = await store.suppressions.findSuppressed(message.workspace_id, entries.map((e) => normalizeAddress(e.recipient)));
+  if (suppressed.size > 0) {
+    entries = entries.filter((entry) => {
+      const reason = suppressed.get(normalizeAddress(entry.recipient));
+      if (reason !== undefined) results.push({ entry, outcome: 'suppressed', detail: suppressedError(reason), reason });
+      return reason === undefined;
+    });
+    if (entries.length === 0) return { job, results };
+  }
+
+  const sender = await checkSenderDomain(store.domains, deps.config, message.workspace_id, domainOf(message.from_address));
+  if (sender.kind === 'refused') return { job, results: [...results, ...failAll(entries, sender.problem)] };
+
+  let built;
+  try {
+    const signing = sender.kind === 'sandbox' ? await deps.sandboxDomain() : sender.row;
+    built = await buildMessage(message, signing, new Date(), entries.map((e) => e.recipient));
+  } catch (error) {
+    return { job, results: [...results, ...failAll(entries, `Could not build the message: ${(error as Error).message}`)] };
+  }
+
+  let outcomes: RecipientOutcome[];
+  try {
+    outcomes = await deps.provider.send(built);
+  } catch (error) {
+    deps.onProviderError(error, job);
+    outcomes = entries.map((e) => ({ recipient: e.recipient, kind: 'temporary', detail: 'The provider failed unexpectedly; will retry' }));
+  }
+  const byRecipient = new Map(outcomes.map((o) => [o.recipient, o]));
+  for (const entry of entries) {
+    const outcome = byRecipient.get(entry.recipient);
+    results.push(
+      outcome
+        ? { entry, outcome: outcome.kind, detail: outcome.detail, ...(outcome.complaint ? { complaint: outcome.complaint } : {}) }
+        : { entry, outcome: 'temporary', detail: `The provider gave no outcome for ${entry.recipient}; will retry` },
+    );
+  }
+  return { job, results };
+}

@@ -1,0 +1,110 @@
+import { newId, nowIso } from '../ids.js';
+import { createBatchQueue } from '../repositories/batch-queue.js';
+import type { Repositories, Store } from '../repositories/index.js';
+import { moveSendEntry, recordComplaint, type StatusMove } from '../services/send-status-service.js';
+import type { JobResult, RecipientResult } from './delivery-attempt.js';
+import { retryDelayMs, type RetryPolicy } from './retry-policy.js';
+
+export interface RecorderOptions {
+  /** The worker whose lease the jobs are under: a job taken over by another worker is left to it. */
+  owner: string;
+  providerName: string;
+  retry: RetryPolicy;
+  random?: () => number;
+}
+
+/** The status a recipient's `send` entry moves to for an outcome, or null when it stays `sent`. */
+function statusMoveFor(result: RecipientResult, attempt: number, givingUp: boolean): StatusMove | null {
+  switch (result.outcome) {
+    case 'delivered':
+      return { to: 'delivered', detail: null };
+    case 'accepted':
+      return null; // handed to an upstream that reports the delivery later
+    case 'permanent':
+      return { to: 'bounced', detail: result.detail };
+    case 'failed':
+      return { to: 'failed', detail: result.detail };
+    case 'suppressed':
+      return { to: 'suppressed', detail: result.detail, reason: result.reason ?? 'suppressed' };
+    case 'temporary':
+      return givingUp ? { to: 'failed', detail: `Gave up after ${attempt} attempts; last reply: ${result.detail}` } : null;
+  }
+}
+
+/**
+ * Writes what an attempt came to, all in one transaction: one attempt row per
+ * recipient, each recipient's status move with its event, and the job either
+ * finished or rescheduled (with backoff) for the recipients that failed for
+ * now, or, when the attempts allowed have run out, those marked failed.
+ * Results finishing at the same moment share the transaction (a batch queue),
+ * so a busy worker commits once per batch rather than once per message.
+ */
+export function createOutcomeRecorder(store: Store, options: RecorderOptions) {
+  const { owner, providerName, retry, random = Math.random } = options;
+
+  async function write(repos: Repositories, { job, results }: JobResult, now: string): Promise<void> {
+    const attempt = Number(job.attempts);
+    const temporary = results.filter((r) => r.outcome === 'temporary');
+    const delay = temporary.length > 0 ? retryDelayMs(attempt, retry, random) : null;
+    const givingUp = temporary.length > 0 && delay === null;
+
+    await repos.deliveryAttempts.insertMany(
+      results.map((r) => ({
+        id: newId('att'),
+        workspace_id: r.entry.workspace_id,
+        message_id: r.entry.message_id,
+        recipient: r.entry.recipient,
+        attempt,
+        provider: providerName,
+        outcome: r.outcome,
+        detail: r.detail,
+        created_at: now,
+      })),
+    );
+    for (const result of results) {
+      const move = statusMoveFor(result, attempt, givingUp);
+      if (!move) continue;
+      const change = await moveSendEntry(repos, result.entry, move, now);
+      // Once: a re-sent message (after a crash) must not complain twice.
+      if (change === 'move' && result.complaint) await recordComplaint(repos, result.entry, result.complaint, now);
+    }
+    if (delay !== null) {
+      const due = new Date(Date.parse(now) + delay).toISOString();
+      await repos.deliveryJobs.reschedule(job.id, owner, due, temporary[0]!.detail, now, temporary.map((r) => r.entry.recipient));
+    } else {
+      await repos.deliveryJobs.complete(job.id, owner, now);
+    }
+  }
+
+  interface Pending {
+    result: JobResult;
+    resolve(): void;
+    reject(error: unknown): void;
+  }
+
+  const enqueue = createBatchQueue<Pending>(
+    async (batch) => {
+      const now = nowIso();
+      try {
+        await store.transaction(async (repos) => {
+          for (const { result } of batch) await write(repos, result, now);
+        });
+        for (const pending of batch) pending.resolve();
+      } catch (error) {
+        if (batch.length === 1) return batch[0]!.reject(error);
+        // One bad result must not hold back the others: write each alone.
+        for (const pending of batch) {
+          await store.transaction((repos) => write(repos, pending.result, now)).then(pending.resolve, pending.reject);
+        }
+      }
+    },
+    (error, batch) => batch.forEach((pending) => pending.reject(error)),
+  );
+
+  return {
+    /** Resolves once the result is committed. */
+    record(result: JobResult): Promise<void> {
+      return new Promise((resolve, reject) => enqueue({ result, resolve, reject }));
+    },
+  };
+}

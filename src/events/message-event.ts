@@ -1,0 +1,54 @@
+import type { MessageEventType } from '../db/schema.js';
+
+/**
+ * One thing that happened to one recipient of one message, whatever its
+ * source (the worker, an inbound bounce or complaint, acceptance itself).
+ * Kind-specific fields are present only for their kind.
+ */
+export interface MessageEvent {
+  /** `evt_…`: stays the same however often the event is delivered, so receivers can deduplicate. */
+  id: string;
+  type: MessageEventType;
+  workspace_id: string;
+  message_id: string;
+  recipient: string;
+  from_email: string;
+  subject: string;
+  /** ISO 8601 UTC, when it happened. */
+  timestamp: string;
+  /** `failed`: why the send failed. */
+  error?: string;
+  /** `suppressed`: why the address is on the suppression list. */
+  reason?: string;
+  /** `bounced`: SPEC.md §6.2's bounce fields. */
+  bounce?: { type: 'Permanent'; subtype: string; diagnostic_code: string };
+  /** `complained`: the report's feedback type (`abuse`, …). */
+  feedback_type?: string;
+}
+
+/**
+ * The flat JSON object of SPEC.md §6.2 for the event, plus its `id`: the body
+ * a webhook receiver gets. The general fields are on every kind; the bounce,
+ * complaint, suppression and failure fields on theirs.
+ */
+export function eventPayload(event: MessageEvent): Record<string, string> {
+  const payload: Record<string, string> = {
+    id: event.id,
+    event: event.type,
+    message_id: event.message_id,
+    to: event.recipient,
+    from: event.from_email,
+    subject: event.subject,
+    timestamp: event.timestamp,
+    workspace_id: event.workspace_id,
+  };
+  if (event.bounce) {
+    payload.bounce_type = event.bounce.type;
+    payload.bounce_subtype = event.bounce.subtype;
+    payload.diagnostic_code = event.bounce.diagnostic_code;
+  }
+  if (event.feedback_type !== undefined) payload.feedback_type = event.feedback_type;
+  if (event.reason !== undefined) payload.reason = event.reason;
+  if (event.error !== undefined) payload.error = event.error;
+  return payload;
+}

@@ -1,0 +1,20 @@
+import type { Db } from '../db/database.js';
+import type { DeliveryAttemptsTable } from '../db/schema.js';
+import { bulkInsert } from './bulk-insert.js';
+
+const insertAttempts = bulkInsert('delivery_attempts', [
+  'id', 'workspace_id', 'message_id', 'recipient', 'attempt', 'provider', 'outcome', 'detail', 'created_at',
+]);
+
+/** Every hand-over to a provider, one row per recipient per attempt: append-only, beside the current status in the log. */
+export function createDeliveryAttemptsRepository(db: Db) {
+  return {
+    async insertMany(rows: DeliveryAttemptsTable[]): Promise<void> {
+      await insertAttempts(db, rows);
+    },
+    /** A message's attempts, oldest first. */
+    async listForMessage(messageId: string): Promise<DeliveryAttemptsTable[]> {
+      return db.selectFrom('delivery_attempts').selectAll().where('message_id', '=', messageId).orderBy('id').execute();
+    },
+  };
+}

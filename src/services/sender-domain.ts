@@ -1,0 +1,30 @@
+import type { Config } from '../config.js';
+import type { Repositories } from '../repositories/index.js';
+import type { DomainRow } from '../repositories/domains-repository.js';
+
+/** In sandbox mode this sender domain is always verified, so a first send needs no DNS. */
+export const SANDBOX_SENDER_DOMAIN = 'sandbox.mailroom.test';
+
+/** A domain that may send: the workspace's verified row, or (sandbox provider only) the built-in sandbox domain. */
+export type SenderDomain = { kind: 'verified'; row: DomainRow } | { kind: 'sandbox' };
+
+/**
+ * Whether mail from `domain` may go out for this workspace: checked when a
+ * send is accepted and again just before it is handed over (the domain may
+ * have been deleted, or failed verification, in between). Returns the reason
+ * as one sentence when it may not.
+ */
+export async function checkSenderDomain(
+  domains: Repositories['domains'],
+  config: Pick<Config, 'provider'>,
+  workspaceId: string,
+  domain: string,
+): Promise<SenderDomain | { kind: 'refused'; problem: string }> {
+  if (config.provider === 'sandbox' && domain === SANDBOX_SENDER_DOMAIN) return { kind: 'sandbox' };
+  const row = await domains.findByName(workspaceId, domain);
+  if (!row) return { kind: 'refused', problem: `Sender domain ${domain} is not a domain of this workspace; add and verify it first` };
+  if (row.status !== 'verified') {
+    return { kind: 'refused', problem: `Sender domain ${domain} is not verified; publish its DNS records and verify it first` };
+  }
+  return { kind: 'verified', row };
+}

@@ -1,0 +1,61 @@
+import { once } from 'node:events';
+import { SMTPServer, type SMTPServerEnvelope } from 'smtp-server';
+
+export interface ReceivedMessage {
+  envelope: SMTPServerEnvelope;
+  raw: string;
+}
+
+/** How the sink answers one RCPT TO: accept (undefined), or refuse with an SMTP code and text. */
+export type RcptPolicy = (address: string) => { code: number; text: string } | undefined;
+
+export interface SmtpSink {
+  port: number;
+  received: ReceivedMessage[];
+  /** Every RCPT TO seen, accepted or not, in order. */
+  rcptSeen: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * A real SMTP server on loopback (the smtp-server package) that keeps what it
+ * receives. It advertises DSN, as a relay that supports it would, and no
+ * STARTTLS (there is no certificate to offer).
+ */
+export async function startSmtpSink(options: { port?: number; policy?: RcptPolicy; onData?: (message: ReceivedMessage) => void } = {}): Promise<SmtpSink> {
+  const received: ReceivedMessage[] = [];
+  const rcptSeen: string[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    hideDSN: false,
+    logger: false,
+    size: 10 * 1024 * 1024,
+    onRcptTo(address, _session, callback) {
+      rcptSeen.push(address.address);
+      const refusal = options.policy?.(address.address);
+      if (refusal) return callback(Object.assign(new Error(refusal.text), { responseCode: refusal.code }));
+      callback();
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const message = { envelope: structuredClone(session.envelope), raw: Buffer.concat(chunks).toString('utf8') };
+        received.push(message);
+        options.onData?.(message);
+        callback();
+      });
+    },
+  });
+  server.listen(options.port ?? 0, '127.0.0.1');
+  await once(server.server, 'listening');
+  const { port } = server.server.address() as { port: number };
+  return { port, received, rcptSeen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** The value of a header of a raw message (unfolded), or undefined. */
+export function headerOf(raw: string, name: string): string | undefined {
+  const head = raw.slice(0, raw.indexOf('\r\n\r\n'));
+  return new RegExp(`^${name}: (.*(?:\\r\\n[ \\t].*)*)`, 'mi').exec(head)?.[1]?.replace(/\r\n[ \t]/g, ' ');
+}
