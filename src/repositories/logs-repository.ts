@@ -61,9 +61,9 @@ export function createLogsRepository(db: Db) {
         .executeTakeFirst();
     },
 
-    /** Every `send` entry of one message: one per recipient. */
+    /** Every `send` entry of one message: one per recipient, in request order. */
     async listSendEntries(messageId: string): Promise<LogEntryRow[]> {
-      return db.selectFrom('log_entries').selectAll().where('message_id', '=', messageId).where('type', '=', 'send').execute();
+      return db.selectFrom('log_entries').selectAll().where('message_id', '=', messageId).where('type', '=', 'send').orderBy('id').execute();
     },
 
     /**

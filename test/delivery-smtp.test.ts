@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
+import { freePort } from './helpers/free-port.js';
+import { headerOf, startSmtpSink, type SmtpSink } from './helpers/smtp-sink.js';
+import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
+import { addVerifiedDomain, verifyDkim } from './helpers/verified-domain.js';
+import { waitFor } from './helpers/wait-for.js';
+
+const DOMAIN = 'mail.acme.example';
+const FAST_RETRIES = { DELIVERY_RETRY_BASE_MS: '20', DELIVERY_MAX_ATTEMPTS: '5', WORKER_POLL_MS: '20', RATE_LIMIT_SEND_PER_MIN: '100000' };
+
+/** The app with its worker relaying to `port`, and a verified sender domain published on `dns`. */
+async function relayingApp(dns: TestDnsServer, port: number, extraEnv: Record<string, string> = {}): Promise<TestApp> {
+  const env = { MAILROOM_PROVIDER: 'smtp', SMTP_URL: `smtp://127.0.0.1:${port}`, DNS_SERVERS: dns.address, ...FAST_RETRIES, ...extraEnv };
+  const t = await createTestApp(env, { worker: true });
+  await addVerifiedDomain(t, dns, DOMAIN);
+  return t;
+}
+
+async function send(t: TestApp, body: Record<string, unknown>): Promise<string> {
+  const res = await t.call('POST', '/v1/send', { body: sendBody({ from_email: `Acme Støtte <hello@${DOMAIN}>`, ...body }) });
+  assert.equal(res.json().data?.status, 'sent', res.body);
+  return res.json().data.message_id;
+}
+
+const jobDone = (t: TestApp, messageId: string) =>
+  waitFor(async () => (await t.store.messages.findJobByMessage(messageId))?.state === 'done', `the job of ${messageId} to finish`);
+const attemptsOf = async (t: TestApp, messageId: string) =>
+  (await t.store.deliveryAttempts.listForMessage(messageId)).map((a) => [a.recipient, a.attempt, a.outcome]);
+
+describe('delivery through a real SMTP relay on loopback', () => {
+  let dns: TestDnsServer;
+  let sink: SmtpSink;
+  let t: TestApp;
+  const flakyTries = new Map<string, number>();
+
+  before(async () => {
+    dns = await startDnsServer();
+    sink = await startSmtpSink({
+      policy(address) {
+        if (address.startsWith('unknown')) return { code: 550, text: `5.1.1 <${address}>: Recipient address rejected: User unknown` };
+        if (address.startsWith('flaky')) {
+          const tries = (flakyTries.get(address) ?? 0) + 1;
+          flakyTries.set(address, tries);
+          if (tries === 1) return { code: 451, text: '4.7.1 Greylisted, please try again later' };
+        }
+        return undefined;
+      },
+    });
+    t = await relayingApp(dns, sink.port);
+  });
+  after(async () => {
+    await t.close();
+    await sink.close();
+    await dns.close();
+  });
+
+  it('hands over one signed MIME message with every header, both parts, the return path and a DSN request', async () => {
+    const id = await send(t, {
+      to: ['Ada Lovelace <ada@example.com>', 'bob@example.org'],
+      reply_to: 'support@acme.example',
+      subject: 'Grüße aus Köln — your order',
+      text: 'Hello Ada',
+      html: '<p>Hello <b>Ada</b></p>',
+    });
+    await jobDone(t, id);
+    const message = sink.received.find((m) => m.envelope.mailFrom && (m.envelope.mailFrom as { address: string }).address.includes(id));
+    assert.ok(message, 'the relay received the message');
+    const envelope = message.envelope as unknown as { mailFrom: { address: string }; rcptTo: { address: string; dsn?: { notify?: string[] } }[]; dsn?: { envid?: string; ret?: string } };
+    assert.equal(envelope.mailFrom.address, `bounce+${id}@mr-bounces.${DOMAIN}`);
+    assert.deepEqual(envelope.rcptTo.map((r) => r.address), ['ada@example.com', 'bob@example.org']);
+    assert.equal(envelope.dsn?.envid, id, 'ENVID names the message');
+    assert.deepEqual(envelope.rcptTo[0]!.dsn?.notify, ['SUCCESS', 'FAILURE', 'DELAY']);
+
+    const raw = message.raw;
+    assert.equal(headerOf(raw, 'From'), `=?UTF-8?Q?Acme_St=C3=B8tte?= <hello@${DOMAIN}>`);
+    assert.equal(headerOf(raw, 'To'), 'Ada Lovelace <ada@example.com>, bob@example.org');
+    assert.equal(headerOf(raw, 'Reply-To'), 'support@acme.example');
+    assert.match(headerOf(raw, 'Subject')!, /^=\?UTF-8\?Q\?Gr=C3=BC=C3=9Fe_aus_K=C3=B6ln/);
+    assert.equal(headerOf(raw, 'Message-ID'), `<${id}@${DOMAIN}>`);
+    assert.ok(!Number.isNaN(Date.parse(headerOf(raw, 'Date')!)), 'a Date header');
+    assert.match(headerOf(raw, 'Content-Type')!, /^multipart\/alternative;/);
+    assert.ok(raw.includes('Hello Ada') && raw.includes('<p>Hello <b>Ada</b></p>'), 'both parts');
+
+    const [dkim] = await verifyDkim(raw, dns);
+    assert.equal(dkim?.status.result, 'pass', 'mailauth verifies the signature against the published record');
+    assert.deepEqual([dkim.signingDomain, dkim.algo], [DOMAIN, 'rsa-sha256']);
+
+    // Accepted by the relay is not delivered: the entries stay `sent` until a delivery report says more.
+    for (const to of ['ada@example.com', 'bob@example.org']) assert.equal((await t.store.logs.findSendEntry(id, to))?.status, 'sent');
+    const attempts = await t.store.deliveryAttempts.listForMessage(id);
+    assert.deepEqual(attempts.map((a) => [a.outcome, a.provider]), [['accepted', 'smtp'], ['accepted', 'smtp']]);
+    assert.match(attempts[0]!.detail, /^250 /);
+  });
+
+  it('retries a recipient the relay answered 4xx, and sends to it alone the second time', async () => {
+    const id = await send(t, { to: ['flaky@example.com', 'steady@example.com'] });
+    await jobDone(t, id);
+    assert.deepEqual(await attemptsOf(t, id), [
+      ['flaky@example.com', 1, 'temporary'],
+      ['steady@example.com', 1, 'accepted'],
+      ['flaky@example.com', 2, 'accepted'],
+    ]);
+    const detail = (await t.store.deliveryAttempts.listForMessage(id))[0]!.detail;
+    assert.match(detail, /^451 4\.7\.1 Greylisted/);
+    const copies = sink.received.filter((m) => m.raw.includes(`<${id}@${DOMAIN}>`));
+    assert.deepEqual(copies.map((m) => m.envelope.rcptTo.map((r) => r.address)), [['steady@example.com'], ['flaky@example.com']]);
+    assert.equal((await t.store.logs.findSendEntry(id, 'flaky@example.com'))?.status, 'sent');
+  });
+
+  it('bounces the recipient the relay refused with 5xx, with its reply as detail, and delivers the rest', async () => {
+    const before = (await t.call('GET', '/v1/send/stats')).json().data;
+    const id = await send(t, { to: ['unknown@example.com', 'known@example.com'] });
+    await jobDone(t, id);
+    const bounced = await t.store.logs.findSendEntry(id, 'unknown@example.com');
+    assert.equal(bounced?.status, 'bounced');
+    assert.equal(bounced?.error, '550 5.1.1 <unknown@example.com>: Recipient address rejected: User unknown');
+    assert.equal((await t.store.logs.findSendEntry(id, 'known@example.com'))?.status, 'sent');
+    const [event] = await t.store.messageEvents.listForMessage(id);
+    assert.deepEqual(
+      [event?.type, JSON.parse(event!.payload).diagnostic_code],
+      ['bounced', '550 5.1.1 <unknown@example.com>: Recipient address rejected: User unknown'],
+    );
+    assert.equal((await t.call('GET', '/v1/send/stats')).json().data.bounced, before.bounced + 1);
+    assert.deepEqual(await attemptsOf(t, id), [['unknown@example.com', 1, 'permanent'], ['known@example.com', 1, 'accepted']]);
+  });
+});
+
+describe('delivery while the relay is down', () => {
+  it('keeps the message, retries, and hands it over once the relay is back', async () => {
+    const dns = await startDnsServer();
+    const port = await freePort();
+    // Retries every 50–100 ms for up to 100 attempts: the relay comes back long before they run out.
+    const t = await relayingApp(dns, port, { DELIVERY_MAX_ATTEMPTS: '100', DELIVERY_RETRY_MAX_DELAY_MS: '100' });
+    let sink: SmtpSink | undefined;
+    try {
+      const id = await send(t, { to: ['ada@example.com'] });
+      // Nothing listens on the port: attempts fail for now, the message waits.
+      await waitFor(async () => (await t.store.deliveryAttempts.listForMessage(id)).length >= 2, 'two failed attempts');
+      const failed = await t.store.deliveryAttempts.listForMessage(id);
+      assert.ok(failed.every((a) => a.outcome === 'temporary'));
+      assert.match(failed[0]!.detail, /ECONNREFUSED/);
+      assert.equal((await t.store.logs.findSendEntry(id, 'ada@example.com'))?.status, 'sent');
+
+      sink = await startSmtpSink({ port });
+      await jobDone(t, id);
+      assert.equal(sink.received.filter((m) => m.raw.includes(`<${id}@${DOMAIN}>`)).length, 1, 'arrived once');
+      const attempts = await t.store.deliveryAttempts.listForMessage(id);
+      assert.equal(attempts.at(-1)!.outcome, 'accepted');
+      assert.equal((await t.store.logs.findSendEntry(id, 'ada@example.com'))?.status, 'sent');
+    } finally {
+      await t.close();
+      await sink?.close();
+      await dns.close();
+    }
+  });
+});
