@@ -8,7 +8,6 @@
  * competes for its event loop.
  */
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -20,6 +19,7 @@ import { loadConfig } from '../src/config.js';
 import { createStore } from '../src/repositories/index.js';
 import { openMigratedDatabase } from '../src/server.js';
 import { createServices } from '../src/services/index.js';
+import { createBenchDatabase } from './bench-database.js';
 import { cpuSecondsOf, report, type Measurement, type Round } from './send-report.js';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
@@ -176,27 +176,6 @@ async function measure(child: Child, base: string, headers: Record<string, strin
 
 // ---------------------------------------------------------------- main
 
-/**
- * With DATABASE_URL set, the run uses a database of its own on that server,
- * created now and dropped at the end, so the figures never depend on (or
- * touch) what the named database holds.
- */
-async function createBenchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `mailroom_bench_${process.pid}_${Date.now()}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
-}
 
 async function main(): Promise<number> {
   const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-bench-'));

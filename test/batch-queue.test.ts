@@ -48,4 +48,26 @@ describe('batch queue', () => {
     assert.deepEqual(failed, [[1]]);
     assert.deepEqual(processed, [[2, 3]]);
   });
+
+  it('with a linger, gathers items pushed in separate turns, and flushes early once maxBatch have gathered', async () => {
+    const batches: number[][] = [];
+    let flushed!: () => void;
+    const firstFlush = new Promise<void>((resolve) => (flushed = resolve));
+    const push = createBatchQueue<number>(
+      async (batch) => {
+        batches.push(batch);
+        flushed();
+      },
+      () => assert.fail('no batch fails here'),
+      { lingerMs: 60_000, maxBatch: 3 },
+    );
+    push(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    push(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(batches, [], 'still lingering: a minute, unless the batch fills');
+    push(3);
+    await firstFlush;
+    assert.deepEqual(batches, [[1, 2, 3]], 'three turns, one batch, long before the linger ran out');
+  });
 });

@@ -26,7 +26,7 @@ export interface DeliveryWorker {
   start(): void;
   /** Looks for due work now rather than at the next poll (a send was just accepted in this process). */
   wake(): void;
-  /** Stops claiming, lets hand-overs in flight finish (up to SHUTDOWN_GRACE_MS), gives back every job still held. */
+  /** Stops claiming, lets hand-overs in flight finish and their outcomes be written (up to SHUTDOWN_GRACE_MS), gives back every job still held. */
   stop(): Promise<void>;
 }
 
@@ -50,11 +50,18 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     onProviderError: (error: unknown, job: DeliveryJob) => logger.error({ err: error, jobId: job.id }, 'provider threw; retrying later'),
   };
 
-  const inFlight = new Map<string, Promise<void>>();
+  // A job is in one of three places while this worker holds it: claimed and waiting for a slot
+  // (`ready`: claimed ahead, so a freed slot need not wait for a claim), at the provider
+  // (`handing`, at most `concurrency`), or having its outcome written (`recording`: batched, so
+  // the slot is free meanwhile).
+  const ready: DeliveryJob[] = [];
+  const handing = new Map<string, Promise<void>>();
+  const recording = new Map<string, Promise<void>>();
+  const refillBelow = Math.ceil(concurrency / 2);
   let running = false;
   let loopDone: Promise<void> = Promise.resolve();
   let renewTimer: NodeJS.Timeout | undefined;
-  // The last claim filled every free slot: more may be due, so a finished job should look again at once.
+  // The last claim took all it asked for: more may be due, so claim again once `ready` runs low.
   let backlog = false;
   let woken = false;
   let interrupt: (() => void) | null = null;
@@ -81,31 +88,46 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     woken = false;
   }
 
+  function startReady(): void {
+    while (running && handing.size < concurrency && ready.length > 0) run(ready.shift()!);
+    if (backlog && ready.length < refillBelow) wake();
+  }
+
   function run(job: DeliveryJob): void {
-    const done = attemptDelivery(job, deps)
-      .then((result) => recorder.record(result))
-      .catch((error: unknown) => logger.error({ err: error, jobId: job.id }, 'could not record a delivery attempt; the job is retried once its lease expires'))
-      .finally(() => {
-        inFlight.delete(job.id);
-        if (backlog || !running) wake();
-      });
-    inFlight.set(job.id, done);
+    const handedOver = attemptDelivery(job, deps).then(
+      (result) => {
+        const written = recorder
+          .record(result)
+          .catch((error: unknown) => logger.error({ err: error, jobId: job.id }, 'could not record a delivery attempt; the job is retried once its lease expires'))
+          .finally(() => recording.delete(job.id));
+        recording.set(job.id, written);
+      },
+      (error: unknown) => logger.error({ err: error, jobId: job.id }, 'delivery attempt failed; the job is retried once its lease expires'),
+    );
+    handing.set(
+      job.id,
+      handedOver.finally(() => {
+        handing.delete(job.id);
+        startReady();
+      }),
+    );
   }
 
   async function loop(): Promise<void> {
     while (running) {
-      const free = concurrency - inFlight.size;
-      if (free > 0) {
+      // Claim when the jobs claimed ahead run low, and not while outcomes pile up unwritten (a slow store).
+      const room = 2 * concurrency - ready.length - handing.size;
+      if (ready.length < refillBelow && recording.size < 4 * concurrency && room > 0) {
         let claimed: DeliveryJob[] = [];
         try {
-          claimed = await store.deliveryJobs.claim({ owner, now: new Date().toISOString(), leaseUntil: leaseUntil(), limit: free });
+          claimed = await store.deliveryJobs.claim({ owner, now: new Date().toISOString(), leaseUntil: leaseUntil(), limit: room });
         } catch (error) {
           logger.error({ err: error }, 'could not claim delivery jobs; trying again at the next poll');
         }
-        if (!running) break; // stopped while claiming: stop() gives these back unstarted
-        for (const job of claimed) run(job);
-        backlog = claimed.length === free;
-        if (backlog) continue;
+        ready.push(...claimed);
+        backlog = claimed.length === room;
+        startReady();
+        if (backlog && ready.length < refillBelow) continue;
       }
       await pause(pollMs);
     }
@@ -113,10 +135,23 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   async function renewLeases(): Promise<void> {
     try {
-      await store.deliveryJobs.renew(owner, [...inFlight.keys()], leaseUntil());
+      await store.deliveryJobs.renew(owner, [...ready.map((j) => j.id), ...handing.keys(), ...recording.keys()], leaseUntil());
     } catch (error) {
       logger.warn({ err: error }, 'could not renew delivery leases');
     }
+  }
+
+  /** Resolves when every hand-over and write in flight has settled, or the grace is over. */
+  async function settle(): Promise<'done' | 'timeout'> {
+    let graceTimer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'timeout'>((resolve) => (graceTimer = setTimeout(() => resolve('timeout'), SHUTDOWN_GRACE_MS)));
+    const settled = (async () => {
+      while (handing.size + recording.size > 0) await Promise.allSettled([...handing.values(), ...recording.values()]);
+      return 'done' as const;
+    })();
+    const result = await Promise.race([settled, graceOver]);
+    clearTimeout(graceTimer);
+    return result;
   }
 
   return {
@@ -135,14 +170,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       running = false;
       wake();
       await loopDone;
-      let graceTimer: NodeJS.Timeout | undefined;
-      const graceOver = new Promise<'timeout'>((resolve) => (graceTimer = setTimeout(() => resolve('timeout'), SHUTDOWN_GRACE_MS)));
-      const finished = await Promise.race([Promise.allSettled(inFlight.values()).then(() => 'done' as const), graceOver]);
-      clearTimeout(graceTimer);
+      // Claimed ahead but never started: given back without counting an attempt.
+      const unstarted = ready.splice(0).map((j) => j.id);
+      const finished = await settle();
       clearInterval(renewTimer);
-      if (finished === 'timeout') logger.warn({ inFlight: inFlight.size }, 'hand-overs still in flight at shutdown; giving their jobs back');
-      const released = await store.deliveryJobs.releaseAll(owner, new Date().toISOString());
-      logger.info({ owner, released }, 'delivery worker stopped');
+      if (finished === 'timeout') logger.warn({ inFlight: handing.size + recording.size }, 'hand-overs still in flight at shutdown; giving their jobs back');
+      const now = new Date().toISOString();
+      const returned = await store.deliveryJobs.unclaim(unstarted, owner, now);
+      const released = await store.deliveryJobs.releaseAll(owner, now);
+      logger.info({ owner, released: returned + released }, 'delivery worker stopped');
     },
   };
 }

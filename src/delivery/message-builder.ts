@@ -1,4 +1,5 @@
-import nodemailer from 'nodemailer';
+import { createPrivateKey } from 'node:crypto';
+import nodemailer, { type Transporter } from 'nodemailer';
 import type { DomainsTable, MessagesTable } from '../db/schema.js';
 import type { Mailbox } from '../services/email-address.js';
 
@@ -27,6 +28,31 @@ export function returnPathFor(messageId: string, domain: Pick<SigningDomain, 're
 
 const formatMailbox = (m: Mailbox) => (m.name ? { name: m.name, address: m.address } : m.address);
 
+/** Composers kept for this many signing keys at most (the oldest is dropped first). */
+const COMPOSER_CACHE_SIZE = 256;
+const composers = new Map<string, Transporter>();
+
+/**
+ * The composer that signs for `domain`, made once per key: the parsed key is
+ * kept with it, since parsing the PEM costs more than twice the RSA signature
+ * itself (0.5 ms against 0.2 ms here) and would otherwise be paid per message.
+ */
+function composerFor(domain: SigningDomain): Transporter {
+  const cacheKey = `${domain.domain}\0${domain.dkim_selector}\0${domain.dkim_private_key}`;
+  let composer = composers.get(cacheKey);
+  if (!composer) {
+    composer = nodemailer.createTransport({
+      streamTransport: true,
+      buffer: true,
+      newline: 'windows',
+      dkim: { domainName: domain.domain, keySelector: domain.dkim_selector, privateKey: createPrivateKey(domain.dkim_private_key) as never },
+    });
+    if (composers.size >= COMPOSER_CACHE_SIZE) composers.delete(composers.keys().next().value!);
+    composers.set(cacheKey, composer);
+  }
+  return composer;
+}
+
 /**
  * Composes one MIME message per send with Nodemailer (headers encoded as
  * needed, text and/or HTML parts) and signs it with the domain's DKIM key
@@ -44,12 +70,7 @@ export async function buildMessage(
   const recipients = JSON.parse(message.recipients) as Mailbox[];
   const replyTo = message.reply_to ? (JSON.parse(message.reply_to) as Mailbox) : null;
   const messageIdHeader = `<${message.id}@${domain.domain}>`;
-  const composer = nodemailer.createTransport({
-    streamTransport: true,
-    buffer: true,
-    newline: 'windows',
-    dkim: { domainName: domain.domain, keySelector: domain.dkim_selector, privateKey: domain.dkim_private_key },
-  });
+  const composer = composerFor(domain);
   const envelope = { from: returnPathFor(message.id, domain), to: envelopeTo ?? recipients.map((r) => r.address) };
   const info = await composer.sendMail({
     envelope,

@@ -5,6 +5,11 @@ import { moveSendEntry, recordComplaint, type StatusMove } from '../services/sen
 import type { JobResult, RecipientResult } from './delivery-attempt.js';
 import { retryDelayMs, type RetryPolicy } from './retry-policy.js';
 
+/** How long an outcome waits for others to share its transaction… */
+export const RECORD_LINGER_MS = 20;
+/** …unless this many have gathered. */
+export const RECORD_MAX_BATCH = 64;
+
 export interface RecorderOptions {
   /** The worker whose lease the jobs are under: a job taken over by another worker is left to it. */
   owner: string;
@@ -99,6 +104,9 @@ export function createOutcomeRecorder(store: Store, options: RecorderOptions) {
       }
     },
     (error, batch) => batch.forEach((pending) => pending.reject(error)),
+    // Outcomes arrive one by one, as hand-overs finish: wait a moment for company, so a busy worker
+    // commits (on SQLite: fsyncs) once per batch, not once per message.
+    { lingerMs: RECORD_LINGER_MS, maxBatch: RECORD_MAX_BATCH },
   );
 
   return {

@@ -6,15 +6,24 @@
  *
  * `process` settles every item of its batch itself. Should it throw anyway,
  * `onError` hears of that batch and the queue goes on with the next.
+ *
+ * With `lingerMs`, the first item waits that long for company instead of one
+ * turn, unless `maxBatch` items gather first: for items that trickle in from
+ * separate events (outcomes of hand-overs), where a turn gathers one at most.
  */
 export function createBatchQueue<T>(
   process: (batch: T[]) => Promise<void>,
   onError: (error: unknown, batch: T[]) => void,
+  { lingerMs, maxBatch = Infinity }: { lingerMs?: number; maxBatch?: number } = {},
 ): (item: T) => void {
   let queue: T[] = [];
   let scheduled = false;
+  let draining = false;
+  let linger: NodeJS.Timeout | undefined;
 
   async function drain(): Promise<void> {
+    clearTimeout(linger);
+    draining = true;
     while (queue.length > 0) {
       const batch = queue;
       queue = [];
@@ -24,6 +33,7 @@ export function createBatchQueue<T>(
         onError(error, batch);
       }
     }
+    draining = false;
     scheduled = false;
   }
 
@@ -33,7 +43,10 @@ export function createBatchQueue<T>(
       scheduled = true;
       // setImmediate, not a microtask: with a synchronous driver a whole
       // transaction completes in microtasks, and nothing else would ever queue.
-      setImmediate(() => void drain());
+      if (lingerMs === undefined) setImmediate(() => void drain());
+      else linger = setTimeout(() => void drain(), lingerMs);
+    } else if (!draining && queue.length >= maxBatch) {
+      void drain();
     }
   };
 }

@@ -93,6 +93,29 @@ export function createDeliveryJobsRepository(db: Db) {
       return Number(result.numUpdatedRows);
     },
 
+    /** Jobs not yet done: the queue's length, for benchmarks and operators. */
+    async countPending(): Promise<number> {
+      const row = await db
+        .selectFrom('delivery_jobs')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('state', '=', 'pending')
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    /** Gives back jobs the owner claimed but never started, uncounting the attempt the claim counted. */
+    async unclaim(ids: string[], owner: string, now: string): Promise<number> {
+      if (ids.length === 0) return 0;
+      const result = await db
+        .updateTable('delivery_jobs')
+        .set((eb) => ({ lease_owner: null, lease_expires_at: null, attempts: eb('attempts', '-', 1), updated_at: now }))
+        .where('id', 'in', ids)
+        .where('lease_owner', '=', owner)
+        .where('state', '=', 'pending')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
     /** Gives back every job the owner holds, due at once: a worker stopping cleanly does not make them wait out the lease. */
     async releaseAll(owner: string, now: string): Promise<number> {
       const result = await db
