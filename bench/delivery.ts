@@ -47,7 +47,7 @@ async function freePort(): Promise<number> {
 async function startSink(): Promise<{ port: number; proc: ChildProcess }> {
   if (!existsSync(SMTP_SINK)) throw new Error(`${SMTP_SINK} is missing: apt-get install -y postfix`);
   const port = await freePort();
-  const proc = spawn(SMTP_SINK, ['-u', 'nobody', `127.0.0.1:${port}`, '1000'], { stdio: 'ignore' });
+  const proc = spawn(SMTP_SINK, ['-u', 'nobody', '-a', '-C', '-F', `127.0.0.1:${port}`, '1000'], { stdio: 'ignore' });
   for (let i = 0; i < 100; i++) {
     const up = await new Promise<boolean>((resolve) => {
       const probe = createServer();

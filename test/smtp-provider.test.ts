@@ -8,40 +8,17 @@ import type { Provider } from '../src/delivery/provider.js';
 import { newId, nowIso } from '../src/ids.js';
 import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
 import { freePort } from './helpers/free-port.js';
-
-interface Received {
-  envelope: SMTPServerEnvelope;
-  raw: string;
-}
+import { startSmtpSink } from './helpers/smtp-sink.js';
 
 /** A real SMTP server on loopback: refuses `unknown…` recipients with 550 and `busy…` ones with 451, keeps the rest. */
-async function startRelay(): Promise<{ port: number; received: Received[]; close(): Promise<void> }> {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    hideDSN: false, // a relay that supports DSN (smtp-server hides it by default)
-    logger: false,
-    onRcptTo(address, _session, callback) {
-      const refuse = (code: number, text: string) => callback(Object.assign(new Error(text), { responseCode: code }));
-      if (address.address.startsWith('unknown')) return refuse(550, '5.1.1 <' + address.address + '>: user unknown');
-      if (address.address.startsWith('busy')) return refuse(451, '4.2.1 mailbox busy, try later');
-      callback();
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        received.push({ envelope: structuredClone(session.envelope), raw: Buffer.concat(chunks).toString('utf8') });
-        callback();
-      });
+const startRelay = () =>
+  startSmtpSink({
+    policy(address) {
+      if (address.startsWith('unknown')) return { code: 550, text: '5.1.1 <' + address + '>: user unknown' };
+      if (address.startsWith('busy')) return { code: 451, text: '4.2.1 mailbox busy, try later' };
+      return undefined;
     },
   });
-  server.listen(0, '127.0.0.1');
-  await once(server.server, 'listening');
-  const { port } = server.server.address() as { port: number };
-  return { port, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 describe('SMTP provider', () => {
   let relay: Awaited<ReturnType<typeof startRelay>>;

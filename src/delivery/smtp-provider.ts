@@ -40,7 +40,8 @@ function outcomeOf(recipient: string, error: SmtpError): RecipientOutcome {
  * from the start) with a pooled Nodemailer transport. STARTTLS is used when
  * the relay offers it; AUTH comes from the URL. Each message asks for DSNs
  * (NOTIFY=SUCCESS,FAILURE,DELAY, ENVID = the message id, RET=HDRS), so a relay
- * that supports them reports deliveries and bounces to the return path.
+ * that supports them reports bounces, and success ("relayed" from a relay like
+ * Postfix, "delivered" from the last DSN-aware hop), to the return path.
  */
 export function createSmtpProvider(smtpUrl: string): Provider {
   const url = new URL(smtpUrl);
