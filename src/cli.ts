@@ -52,7 +52,10 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'worker': {
       const worker = await startWorker(config);
-      return stopOnSignal(() => worker.stop());
+      return stopOnSignal((signal) => {
+        worker.log.info({ signal }, 'shutting down');
+        return worker.stop();
+      });
     }
     case 'migrate': {
       const db = await openReachableDatabase(config);

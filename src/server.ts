@@ -6,6 +6,7 @@ import { migrateToLatest } from './db/migrator.js';
 import { connectRedis } from './db/redis.js';
 import { createDeliveryWorker, type DeliveryWorker } from './delivery/delivery-worker.js';
 import { createProvider } from './delivery/providers.js';
+import { createThreadedMessageBuilder } from './delivery/threaded-message-builder.js';
 import { createAcceptedSendWriter } from './repositories/accepted-send-writer.js';
 import { createStore, type Store } from './repositories/index.js';
 import { createThreadedSendWriter } from './repositories/threaded-send-writer.js';
@@ -58,16 +59,22 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel });
 }
 
-/** The delivery worker over the configured provider; stopping it closes the provider too. */
-function startDeliveryWorker(store: Store, config: Config): DeliveryWorker {
+/**
+ * The delivery worker as `serve` and `worker` run it: over the configured
+ * provider, building messages on a thread of their own. Stopping it closes
+ * the provider and the builder thread too.
+ */
+export function startDeliveryWorker(store: Store, config: Config): DeliveryWorker {
   const provider = createProvider(config, store);
-  const worker = createDeliveryWorker({ store, provider, config, logger: createLogger(config).child({ component: 'worker' }) });
+  const build = createThreadedMessageBuilder();
+  const worker = createDeliveryWorker({ store, provider, config, build, logger: createLogger(config).child({ component: 'worker' }) });
   worker.start();
   return {
     ...worker,
     async stop() {
       await worker.stop();
       await provider.close();
+      await build.close();
     },
   };
 }
@@ -123,10 +130,11 @@ export async function startServer(config: Config): Promise<App> {
 }
 
 /** `mailroom worker`: the delivery worker alone, until `stop()`, which lets it finish and closes the store. */
-export async function startWorker(config: Config): Promise<{ stop(): Promise<void> }> {
+export async function startWorker(config: Config): Promise<{ log: Logger; stop(): Promise<void> }> {
   const db = await openMigratedDatabase(config);
   const worker = startDeliveryWorker(createStore(db), config);
   return {
+    log: createLogger(config),
     async stop() {
       await worker.stop();
       await db.destroy();

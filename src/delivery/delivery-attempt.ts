@@ -6,8 +6,9 @@ import type { LogEntryRow } from '../repositories/logs-repository.js';
 import { domainOf, normalizeAddress } from '../services/email-address.js';
 import { suppressedError } from '../services/send-service.js';
 import { checkSenderDomain } from '../services/sender-domain.js';
-import { buildMessage, type SigningDomain } from './message-builder.js';
+import type { SigningDomain } from './message-builder.js';
 import type { Provider, RecipientOutcome } from './provider.js';
+import { BuilderUnavailableError, type MessageBuilder } from './threaded-message-builder.js';
 
 /** What one recipient came to in one attempt. */
 export interface RecipientResult {
@@ -30,6 +31,8 @@ export interface AttemptDependencies {
   store: Store;
   provider: Provider;
   config: Pick<Config, 'provider'>;
+  /** Composes and signs (message-builder.ts), here or on a thread of its own. */
+  build: MessageBuilder;
   /** The key and return-path host for the built-in sandbox sender domain, which has no domain row. */
   sandboxDomain(): Promise<SigningDomain>;
   /** Hears of a provider that threw instead of answering (a bug): the attempt counts as a temporary failure. */
@@ -72,9 +75,12 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDependencie
   let built;
   try {
     const signing = sender.kind === 'sandbox' ? await deps.sandboxDomain() : sender.row;
-    built = await buildMessage(message, signing, new Date(), entries.map((e) => e.recipient));
+    built = await deps.build(message, signing, entries.map((e) => e.recipient));
   } catch (error) {
-    return { job, results: [...results, ...failAll(entries, `Could not build the message: ${(error as Error).message}`)] };
+    const detail = `Could not build the message: ${(error as Error).message}`;
+    // A builder thread that died says nothing about the message: try again later. Anything else would fail again.
+    const outcome = error instanceof BuilderUnavailableError ? 'temporary' : 'failed';
+    return { job, results: [...results, ...entries.map((entry): RecipientResult => ({ entry, outcome, detail }))] };
   }
 
   let outcomes: RecipientOutcome[];

@@ -8,6 +8,7 @@ import { attemptDelivery } from './delivery-attempt.js';
 import { createOutcomeRecorder } from './outcome-recorder.js';
 import type { Provider } from './provider.js';
 import { sandboxSigningDomain } from './sandbox-provider.js';
+import { buildInThread, type MessageBuilder } from './threaded-message-builder.js';
 
 /** How long a stopping worker waits for hand-overs in flight before giving their jobs back anyway. */
 export const SHUTDOWN_GRACE_MS = 30_000;
@@ -19,6 +20,8 @@ export interface DeliveryWorkerOptions {
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** Unique per worker; by default host, process and a random part. */
   owner?: string;
+  /** Where messages are composed and signed; by default on this thread. */
+  build?: MessageBuilder;
 }
 
 export interface DeliveryWorker {
@@ -46,6 +49,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     store,
     provider,
     config,
+    build: options.build ?? buildInThread,
     sandboxDomain: sandboxSigningDomain,
     onProviderError: (error: unknown, job: DeliveryJob) => logger.error({ err: error, jobId: job.id }, 'provider threw; retrying later'),
   };

@@ -80,15 +80,23 @@ export function createDeliveryJobsRepository(db: Db) {
       return result.numUpdatedRows > 0n;
     },
 
-    /** Extends the lease of the owner's jobs among `ids` that are still pending: a long hand-over must not be taken over. */
+    /**
+     * Extends the lease of the owner's jobs among `ids` that are still pending:
+     * a long hand-over must not be taken over. On PostgreSQL, rows another
+     * transaction holds are skipped: that is this worker's outcome write
+     * finishing them, and waiting for it (in whatever order the rows come)
+     * deadlocked with it.
+     */
     async renew(owner: string, ids: string[], leaseUntil: string): Promise<number> {
       if (ids.length === 0) return 0;
       const result = await db
         .updateTable('delivery_jobs')
         .set({ lease_expires_at: leaseUntil })
-        .where('lease_owner', '=', owner)
-        .where('state', '=', 'pending')
-        .where('id', 'in', ids)
+        .where('id', 'in', (eb) => {
+          let held = eb.selectFrom('delivery_jobs').select('id').where('lease_owner', '=', owner).where('state', '=', 'pending').where('id', 'in', ids);
+          if (skipLocked) held = held.forUpdate().skipLocked();
+          return held;
+        })
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },

@@ -1,18 +1,11 @@
 import { once } from 'node:events';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startTypeScriptThread } from '../typescript-thread.js';
 import { settleSends, type AcceptedSendWriter, type PendingSend } from './accepted-sends.js';
 import { createBatchQueue } from './batch-queue.js';
 import type { SendWriterReply, SendWriterRequest, SendWriterThreadData } from './send-writer-thread.js';
 
-// The service runs its TypeScript through tsx, without a build step; a worker
-// does not inherit the parent's module loader, so it registers tsx itself
-// before it loads its entry.
-const THREAD_ENTRY = new URL('./send-writer-thread.ts', import.meta.url).href;
-const THREAD_BOOTSTRAP = `
-  import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
-  register();
-  await import(${JSON.stringify(THREAD_ENTRY)});
-`;
+const THREAD_ENTRY = new URL('./send-writer-thread.ts', import.meta.url);
 
 /**
  * The writer for the embedded SQLite store. better-sqlite3 works
@@ -51,7 +44,7 @@ export function createThreadedSendWriter(dataDir: string): AcceptedSendWriter {
   function thread(): Worker {
     if (worker) return worker;
     const data: SendWriterThreadData = { dataDir };
-    const started = new Worker(THREAD_BOOTSTRAP, { eval: true, workerData: data });
+    const started = startTypeScriptThread(THREAD_ENTRY, data);
     // Only writes in flight keep the process alive; an idle thread must not.
     started.unref();
     // One thread at a time holds every write in flight; once it is replaced, its late events concern nobody.

@@ -39,3 +39,45 @@ export async function startServe(env: Record<string, string>): Promise<ServeProc
     },
   };
 }
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  pid: number;
+  /** The worker's lease owner, as it logged it at start (`delivery_jobs.lease_owner` of the jobs it holds). */
+  owner: string;
+  /** Resolves with the exit code (null when ended by a signal). */
+  exited: Promise<number | null>;
+  /** Everything it wrote to stdout and stderr so far. */
+  output(): string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** `mailroom worker` as a real process; resolves once it logs that the delivery worker started. */
+export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [BIN, 'worker'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' } });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let output = '';
+  const owner = await new Promise<string>((resolve, reject) => {
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /"owner":"([^"]+)"[^\n]*"msg":"delivery worker started"/.exec(output);
+      if (match) resolve(match[1]!);
+    };
+    // Kept reading for the process's whole life, so a full pipe never blocks it.
+    child.stdout!.on('data', collect);
+    child.stderr!.on('data', collect);
+    void exited.then((code) => reject(new Error(`mailroom worker exited early with ${code}: ${output}`)));
+  });
+  return {
+    child,
+    pid: child.pid!,
+    owner,
+    exited,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}

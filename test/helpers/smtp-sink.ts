@@ -48,6 +48,8 @@ export async function startSmtpSink(options: { port?: number; policy?: RcptPolic
       });
     },
   });
+  // A client killed mid-session (a worker under kill -9) resets its connection: not the sink's failure.
+  server.on('error', () => {});
   server.listen(options.port ?? 0, '127.0.0.1');
   await once(server.server, 'listening');
   const { port } = server.server.address() as { port: number };

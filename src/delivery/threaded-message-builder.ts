@@ -1,0 +1,83 @@
+import type { Worker } from 'node:worker_threads';
+import type { MessagesTable } from '../db/schema.js';
+import { startTypeScriptThread } from '../typescript-thread.js';
+import type { BuildReply, BuildRequest } from './message-builder-thread.js';
+import { buildMessage, type BuiltMessage, type SigningDomain } from './message-builder.js';
+
+/** Builds one message: composes, signs, addresses it (message-builder.ts). */
+export type MessageBuilder = (message: MessagesTable, domain: SigningDomain, envelopeTo?: string[]) => Promise<BuiltMessage>;
+
+/** The builder on the calling thread. */
+export const buildInThread: MessageBuilder = (message, domain, envelopeTo) => buildMessage(message, domain, new Date(), envelopeTo);
+
+/** The builder thread died with the message: nothing is wrong with the message, so the attempt may be made again. */
+export class BuilderUnavailableError extends Error {
+  override name = 'BuilderUnavailableError';
+}
+
+const THREAD_ENTRY = new URL('./message-builder-thread.ts', import.meta.url);
+
+/**
+ * Builds messages on a thread of their own. Composing MIME and the RSA
+ * signature are the worker's heaviest CPU work; on the worker's thread they
+ * would compete with claiming, recording and (inside `serve`) every HTTP
+ * request, while the machine's other cores sit idle. Should the thread die,
+ * the builds it held fail with BuilderUnavailableError (retried later) and
+ * the next build starts a new thread.
+ */
+export function createThreadedMessageBuilder(): MessageBuilder & { close(): Promise<void> } {
+  let thread: Worker | undefined;
+  let nextId = 0;
+  const pending = new Map<number, { resolve(built: BuiltMessage): void; reject(error: Error): void }>();
+
+  function failPending(reason: string): void {
+    for (const [id, waiter] of pending) {
+      pending.delete(id);
+      waiter.reject(new BuilderUnavailableError(reason));
+    }
+  }
+
+  function start(): Worker {
+    if (thread) return thread;
+    const started = startTypeScriptThread(THREAD_ENTRY, null);
+    started.unref(); // only builds in flight keep the process alive
+    const lost = (reason: string) => {
+      if (thread !== started) return;
+      thread = undefined;
+      failPending(reason);
+    };
+    started.on('message', (reply: BuildReply) => {
+      const waiter = pending.get(reply.id);
+      if (!waiter) return;
+      pending.delete(reply.id);
+      if (pending.size === 0) started.unref();
+      if (reply.error !== undefined) return waiter.reject(new Error(reply.error));
+      // Structured clone turns the Buffer into a plain Uint8Array: make it a Buffer again, without copying.
+      const raw = Buffer.from(reply.built.raw.buffer, reply.built.raw.byteOffset, reply.built.raw.byteLength);
+      waiter.resolve({ ...reply.built, raw });
+    });
+    started.on('error', (error) => lost(`The message builder thread failed: ${error.message}`));
+    started.on('exit', (code) => lost(`The message builder thread exited (code ${code})`));
+    thread = started;
+    return started;
+  }
+
+  const build: MessageBuilder = (message, domain, envelopeTo) =>
+    new Promise<BuiltMessage>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      const target = start();
+      target.ref();
+      target.postMessage({ id, message, domain, date: new Date().toISOString(), ...(envelopeTo ? { envelopeTo } : {}) } satisfies BuildRequest);
+    });
+
+  return Object.assign(build, {
+    /** Ends the thread; builds still pending fail as unavailable. A later build starts a new thread. */
+    async close() {
+      const stopping = thread;
+      thread = undefined;
+      failPending('The message builder was closed');
+      await stopping?.terminate();
+    },
+  });
+}
