@@ -189,6 +189,9 @@ async function main(): Promise<number> {
       // Far above what the benchmark can reach: we measure the send path, not the 429 path.
       RATE_LIMIT_SEND_PER_MIN: '100000000',
       RATE_LIMIT_OTHER_PER_MIN: '100000000',
+      // Acceptance alone, as deployed with API and workers apart: the worker has its own benchmark
+      // (bench/delivery.ts), and delivering in the same process would measure both at once.
+      WORKER_ENABLED: 'false',
       PORT: '0',
     };
     const config = loadConfig(env);

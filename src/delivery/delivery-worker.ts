@@ -103,7 +103,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         const written = recorder
           .record(result)
           .catch((error: unknown) => logger.error({ err: error, jobId: job.id }, 'could not record a delivery attempt; the job is retried once its lease expires'))
-          .finally(() => recording.delete(job.id));
+          .finally(() => {
+            recording.delete(job.id);
+            // The loop may be holding back claims until the writes catch up.
+            if (backlog) wake();
+          });
         recording.set(job.id, written);
       },
       (error: unknown) => logger.error({ err: error, jobId: job.id }, 'delivery attempt failed; the job is retried once its lease expires'),
