@@ -16,5 +16,14 @@ export function createDeliveryAttemptsRepository(db: Db) {
     async listForMessage(messageId: string): Promise<DeliveryAttemptsTable[]> {
       return db.selectFrom('delivery_attempts').selectAll().where('message_id', '=', messageId).orderBy('id').execute();
     },
+    /** Attempts per outcome, over every message: for benchmarks and operators. */
+    async outcomeCounts(): Promise<{ outcome: string; n: number }[]> {
+      const rows = await db
+        .selectFrom('delivery_attempts')
+        .select((eb) => ['outcome', eb.fn.countAll().as('n')])
+        .groupBy('outcome')
+        .execute();
+      return rows.map((r) => ({ outcome: r.outcome, n: Number(r.n) }));
+    },
   };
 }
