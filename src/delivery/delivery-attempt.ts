@@ -1,11 +1,9 @@
-import type { Config } from '../config.js';
 import type { AttemptOutcome } from '../db/schema.js';
-import type { Store } from '../repositories/index.js';
 import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
-import { domainOf, normalizeAddress } from '../services/email-address.js';
+import { normalizeAddress } from '../services/email-address.js';
 import { suppressedError } from '../services/send-service.js';
-import { checkSenderDomain } from '../services/sender-domain.js';
+import type { JobContext } from './claim-context.js';
 import type { SigningDomain } from './message-builder.js';
 import type { Provider, RecipientOutcome } from './provider.js';
 import { BuilderUnavailableError, type MessageBuilder } from './threaded-message-builder.js';
@@ -28,9 +26,7 @@ export interface JobResult {
 }
 
 export interface AttemptDependencies {
-  store: Store;
   provider: Provider;
-  config: Pick<Config, 'provider'>;
   /** Composes and signs (message-builder.ts), here or on a thread of its own. */
   build: MessageBuilder;
   /** The key and return-path host for the built-in sandbox sender domain, which has no domain row. */
@@ -45,31 +41,27 @@ const failAll = (entries: LogEntryRow[], detail: string): RecipientResult[] => e
  * Takes one claimed job through the delivery checklist (DESIGN.md §3, after
  * Postal's dequeuer), each step settling some recipients and passing the rest
  * on: who is still to be tried; who is on the suppression list now; whether
- * the sender domain may still send; build and sign; hand over. Reads only:
- * the outcome recorder writes what this returns.
+ * the sender domain may still send; build and sign; hand over. What it
+ * reads was read for the whole claim (claim-context.ts); the outcome recorder
+ * writes what this returns.
  */
-export async function attemptDelivery(job: DeliveryJob, deps: AttemptDependencies): Promise<JobResult> {
-  const { store } = deps;
-  const message = await store.messages.find(job.message_id);
-  if (!message) return { job, results: [] }; // deleted with its workspace: nothing left to do
+export async function attemptDelivery(job: DeliveryJob, context: JobContext, deps: AttemptDependencies): Promise<JobResult> {
+  const { message, sender } = context;
+  if (!message || !sender) return { job, results: [] }; // deleted with its workspace: nothing left to do
 
   // Recipients still `sent` (not suppressed at acceptance, not bounced since), and of those only the ones a retry is for.
   const pending = job.pending_recipients === null ? null : new Set(JSON.parse(job.pending_recipients) as string[]);
-  let entries = (await store.logs.listSendEntries(message.id)).filter((e) => e.status === 'sent' && (pending === null || pending.has(e.recipient)));
+  let entries = context.entries.filter((e) => e.status === 'sent' && (pending === null || pending.has(e.recipient)));
   if (entries.length === 0) return { job, results: [] };
 
   const results: RecipientResult[] = [];
-  const suppressed = await store.suppressions.findSuppressed(message.workspace_id, entries.map((e) => normalizeAddress(e.recipient)));
-  if (suppressed.size > 0) {
-    entries = entries.filter((entry) => {
-      const reason = suppressed.get(normalizeAddress(entry.recipient));
-      if (reason !== undefined) results.push({ entry, outcome: 'suppressed', detail: suppressedError(reason), reason });
-      return reason === undefined;
-    });
-    if (entries.length === 0) return { job, results };
-  }
+  entries = entries.filter((entry) => {
+    const reason = context.suppressed.get(normalizeAddress(entry.recipient));
+    if (reason !== undefined) results.push({ entry, outcome: 'suppressed', detail: suppressedError(reason), reason });
+    return reason === undefined;
+  });
+  if (entries.length === 0) return { job, results };
 
-  const sender = await checkSenderDomain(store.domains, deps.config, message.workspace_id, domainOf(message.from_address));
   if (sender.kind === 'refused') return { job, results: [...results, ...failAll(entries, sender.problem)] };
 
   let built;

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Store } from '../repositories/index.js';
 import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
+import { loadClaimContext, type JobContext } from './claim-context.js';
 import { attemptDelivery } from './delivery-attempt.js';
 import { createOutcomeRecorder } from './outcome-recorder.js';
 import type { Provider } from './provider.js';
@@ -46,9 +47,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const recorder = createOutcomeRecorder(store, { owner, providerName: provider.name, retry: config.retry });
   const deps = {
-    store,
     provider,
-    config,
     build: options.build ?? buildInThread,
     sandboxDomain: sandboxSigningDomain,
     onProviderError: (error: unknown, job: DeliveryJob) => logger.error({ err: error, jobId: job.id }, 'provider threw; retrying later'),
@@ -58,7 +57,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   // (`ready`: claimed ahead, so a freed slot need not wait for a claim), at the provider
   // (`handing`, at most `concurrency`), or having its outcome written (`recording`: batched, so
   // the slot is free meanwhile).
-  const ready: DeliveryJob[] = [];
+  const ready: { job: DeliveryJob; context: JobContext }[] = [];
   const handing = new Map<string, Promise<void>>();
   const recording = new Map<string, Promise<void>>();
   const refillBelow = Math.ceil(concurrency / 2);
@@ -97,8 +96,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (backlog && ready.length < refillBelow) wake();
   }
 
-  function run(job: DeliveryJob): void {
-    const handedOver = attemptDelivery(job, deps).then(
+  function run({ job, context }: { job: DeliveryJob; context: JobContext }): void {
+    const handedOver = attemptDelivery(job, context, deps).then(
       (result) => {
         const written = recorder
           .record(result)
@@ -129,10 +128,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         let claimed: DeliveryJob[] = [];
         try {
           claimed = await store.deliveryJobs.claim({ owner, now: new Date().toISOString(), leaseUntil: leaseUntil(), limit: room });
+          const contexts = await loadClaimContext(store, config, claimed);
+          ready.push(...claimed.map((job) => ({ job, context: contexts.get(job.id)! })));
         } catch (error) {
+          // Jobs claimed but not read stay leased to no one running them: taken over once the lease runs out.
           logger.error({ err: error }, 'could not claim delivery jobs; trying again at the next poll');
         }
-        ready.push(...claimed);
         backlog = claimed.length === room;
         startReady();
         if (backlog && ready.length < refillBelow) continue;
@@ -143,7 +144,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   async function renewLeases(): Promise<void> {
     try {
-      await store.deliveryJobs.renew(owner, [...ready.map((j) => j.id), ...handing.keys(), ...recording.keys()], leaseUntil());
+      await store.deliveryJobs.renew(owner, [...ready.map((r) => r.job.id), ...handing.keys(), ...recording.keys()], leaseUntil());
     } catch (error) {
       logger.warn({ err: error }, 'could not renew delivery leases');
     }
@@ -179,7 +180,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       wake();
       await loopDone;
       // Claimed ahead but never started: given back without counting an attempt.
-      const unstarted = ready.splice(0).map((j) => j.id);
+      const unstarted = ready.splice(0).map((r) => r.job.id);
       const finished = await settle();
       clearInterval(renewTimer);
       if (finished === 'timeout') logger.warn({ inFlight: handing.size + recording.size }, 'hand-overs still in flight at shutdown; giving their jobs back');

@@ -61,9 +61,10 @@ export function createLogsRepository(db: Db) {
         .executeTakeFirst();
     },
 
-    /** Every `send` entry of one message: one per recipient, in request order. */
-    async listSendEntries(messageId: string): Promise<LogEntryRow[]> {
-      return db.selectFrom('log_entries').selectAll().where('message_id', '=', messageId).where('type', '=', 'send').orderBy('id').execute();
+    /** Every `send` entry of the given messages: one per recipient, each message's in request order. */
+    async listSendEntries(messageIds: string[]): Promise<LogEntryRow[]> {
+      if (messageIds.length === 0) return [];
+      return db.selectFrom('log_entries').selectAll().where('message_id', 'in', messageIds).where('type', '=', 'send').orderBy('id').execute();
     },
 
     /**

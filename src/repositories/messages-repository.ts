@@ -25,6 +25,10 @@ export function createMessagesRepository(db: Db) {
     async find(id: string): Promise<MessagesTable | undefined> {
       return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
     },
+    async findMany(ids: string[]): Promise<MessagesTable[]> {
+      if (ids.length === 0) return [];
+      return db.selectFrom('messages').selectAll().where('id', 'in', ids).execute();
+    },
     async findJobByMessage(messageId: string): Promise<Selectable<DeliveryJobsTable> | undefined> {
       return db.selectFrom('delivery_jobs').selectAll().where('message_id', '=', messageId).executeTakeFirst();
     },

@@ -7,6 +7,8 @@ export const SANDBOX_SENDER_DOMAIN = 'sandbox.mailroom.test';
 
 /** A domain that may send: the workspace's verified row, or (sandbox provider only) the built-in sandbox domain. */
 export type SenderDomain = { kind: 'verified'; row: DomainRow } | { kind: 'sandbox' };
+/** What checkSenderDomain answers: a domain that may send, or why not. */
+export type SenderDomainCheck = SenderDomain | { kind: 'refused'; problem: string };
 
 /**
  * Whether mail from `domain` may go out for this workspace: checked when a
@@ -19,7 +21,7 @@ export async function checkSenderDomain(
   config: Pick<Config, 'provider'>,
   workspaceId: string,
   domain: string,
-): Promise<SenderDomain | { kind: 'refused'; problem: string }> {
+): Promise<SenderDomainCheck> {
   if (config.provider === 'sandbox' && domain === SANDBOX_SENDER_DOMAIN) return { kind: 'sandbox' };
   const row = await domains.findByName(workspaceId, domain);
   if (!row) return { kind: 'refused', problem: `Sender domain ${domain} is not a domain of this workspace; add and verify it first` };

@@ -1,0 +1,62 @@
+import type { Config } from '../config.js';
+import type { MessagesTable } from '../db/schema.js';
+import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
+import type { Store } from '../repositories/index.js';
+import type { LogEntryRow } from '../repositories/logs-repository.js';
+import { domainOf, normalizeAddress } from '../services/email-address.js';
+import { checkSenderDomain, type SenderDomainCheck } from '../services/sender-domain.js';
+
+/** What attempting one job needs to read, read for a whole claim at once. */
+export interface JobContext {
+  /** Undefined when the message is gone (deleted with its workspace). */
+  message: MessagesTable | undefined;
+  /** The message's `send` entries, in request order. */
+  entries: LogEntryRow[];
+  /** Of its recipients, those on the workspace's suppression list now (lower-cased address → reason). */
+  suppressed: Map<string, string>;
+  /** Whether its sender domain may send now. */
+  sender: SenderDomainCheck | undefined;
+}
+
+/**
+ * Reads, for every job of a claim, the message, its entries, the suppression
+ * list's verdict on its recipients and its sender domain's: a handful of
+ * queries per claim (one per table, one per workspace or sender domain
+ * involved) instead of four per message, which on PostgreSQL are round trips
+ * the worker would wait on.
+ */
+export async function loadClaimContext(store: Store, config: Pick<Config, 'provider'>, jobs: DeliveryJob[]): Promise<Map<string, JobContext>> {
+  const messageIds = jobs.map((j) => j.message_id);
+  const messages = new Map((await store.messages.findMany(messageIds)).map((m) => [m.id, m]));
+  const entriesOf = new Map<string, LogEntryRow[]>();
+  for (const entry of await store.logs.listSendEntries(messageIds)) {
+    const list = entriesOf.get(entry.message_id) ?? [];
+    list.push(entry);
+    entriesOf.set(entry.message_id, list);
+  }
+
+  const addressesOf = new Map<string, Set<string>>();
+  const senders = new Map<string, Promise<SenderDomainCheck>>();
+  const senderKey = (m: MessagesTable) => `${m.workspace_id}\0${domainOf(m.from_address)}`;
+  for (const message of messages.values()) {
+    const addresses = addressesOf.get(message.workspace_id) ?? new Set<string>();
+    for (const entry of entriesOf.get(message.id) ?? []) if (entry.status === 'sent') addresses.add(normalizeAddress(entry.recipient));
+    addressesOf.set(message.workspace_id, addresses);
+    const key = senderKey(message);
+    if (!senders.has(key)) senders.set(key, checkSenderDomain(store.domains, config, message.workspace_id, domainOf(message.from_address)));
+  }
+  const suppressedIn = new Map<string, Map<string, string>>();
+  for (const [workspaceId, addresses] of addressesOf) suppressedIn.set(workspaceId, await store.suppressions.findSuppressed(workspaceId, [...addresses]));
+
+  const contexts = new Map<string, JobContext>();
+  for (const job of jobs) {
+    const message = messages.get(job.message_id);
+    contexts.set(job.id, {
+      message,
+      entries: entriesOf.get(job.message_id) ?? [],
+      suppressed: (message && suppressedIn.get(message.workspace_id)) ?? new Map(),
+      sender: message ? await senders.get(senderKey(message)) : undefined,
+    });
+  }
+  return contexts;
+}
