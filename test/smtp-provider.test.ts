@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SMTPServer, type SMTPServerEnvelope } from 'smtp-server';
 import { buildMessage, type BuiltMessage } from '../src/delivery/message-builder.js';
@@ -127,6 +129,41 @@ describe('SMTP provider', () => {
       await wrong.close();
       await right.close();
       await new Promise<void>((resolve) => strict.close(() => resolve()));
+    }
+  });
+
+  it('upgrades to TLS with STARTTLS when the relay offers it, and checks the certificate', async () => {
+    const fixtures = join(import.meta.dirname, 'fixtures', 'tls');
+    const cert = readFileSync(join(fixtures, 'relay-cert.pem'), 'utf8');
+    let secure: boolean | undefined;
+    const tlsRelay = new SMTPServer({
+      authOptional: true,
+      logger: false,
+      key: readFileSync(join(fixtures, 'relay-key.pem')),
+      cert,
+      onData(stream, session, callback) {
+        secure = session.secure;
+        stream.resume();
+        stream.on('end', () => callback());
+      },
+    });
+    tlsRelay.listen(0, '127.0.0.1');
+    await once(tlsRelay.server, 'listening');
+    const { port } = tlsRelay.server.address() as { port: number };
+    const trusting = createSmtpProvider(`smtp://127.0.0.1:${port}`, { tls: { ca: cert } });
+    const doubting = createSmtpProvider(`smtp://127.0.0.1:${port}`);
+    try {
+      const [ok] = await trusting.send(await message(['ada@example.com']));
+      assert.equal(ok!.kind, 'accepted');
+      assert.equal(secure, true, 'the message went over the upgraded connection');
+      // A certificate the system does not trust is not accepted silently: the hand-over waits (temporary).
+      const [refused] = await doubting.send(await message(['ada@example.com']));
+      assert.equal(refused!.kind, 'temporary');
+      assert.match(refused!.detail, /self[- ]signed certificate/);
+    } finally {
+      await trusting.close();
+      await doubting.close();
+      await new Promise<void>((resolve) => tlsRelay.close(() => resolve()));
     }
   });
 });

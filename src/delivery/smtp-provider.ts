@@ -1,3 +1,4 @@
+import type { ConnectionOptions } from 'node:tls';
 import nodemailer from 'nodemailer';
 import type { BuiltMessage } from './message-builder.js';
 import type { Provider, RecipientOutcome } from './provider.js';
@@ -43,7 +44,7 @@ function outcomeOf(recipient: string, error: SmtpError): RecipientOutcome {
  * that supports them reports bounces, and success ("relayed" from a relay like
  * Postfix, "delivered" from the last DSN-aware hop), to the return path.
  */
-export function createSmtpProvider(smtpUrl: string): Provider {
+export function createSmtpProvider(smtpUrl: string, options: { tls?: ConnectionOptions } = {}): Provider {
   const url = new URL(smtpUrl);
   const transport = nodemailer.createTransport({
     pool: true,
@@ -55,6 +56,8 @@ export function createSmtpProvider(smtpUrl: string): Provider {
     connectionTimeout: SMTP_CONNECTION_TIMEOUT_MS,
     greetingTimeout: SMTP_GREETING_TIMEOUT_MS,
     socketTimeout: SMTP_SOCKET_TIMEOUT_MS,
+    // Certificates are checked against the system's CAs; `tls` adds to that (a private CA, for one).
+    ...(options.tls ? { tls: options.tls } : {}),
   });
 
   return {
