@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { UnreachableError } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { AppError, NotFoundError } from './errors.js';
+import { formatParsedFiles, parseInboundFiles } from './inbound/parse-files.js';
 import { createStore } from './repositories/index.js';
 import { openMigratedDatabase, openReachableDatabase, startServer, startWorker } from './server.js';
 import { createServices } from './services/index.js';
@@ -17,6 +18,7 @@ Commands:
   api-key create --workspace ID --name NAME [--json]
                                          Create another API key for a workspace
   sandbox show MESSAGE_ID                Print a message the sandbox provider kept, as built (MIME)
+  inbound parse FILE... [--json]         Classify saved bounce, complaint or reply e-mails (one JSON line per file with --json)
   help                                   Show this help
 
 Configuration is read from the environment; see .env.example.
@@ -33,9 +35,9 @@ async function main(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  // `sandbox show` takes its message id as a positional; every other command takes options only.
+  // `sandbox show` and `inbound parse` take operands (a message id, files); every other command takes options only.
   const [first, second, ...operands] = positionals;
-  const command = first === 'sandbox' ? [first, second].filter(Boolean).join(' ') : positionals.join(' ');
+  const command = first === 'sandbox' || first === 'inbound' ? [first, second].filter(Boolean).join(' ') : positionals.join(' ');
   if (values.help || command === '' || command === 'help') {
     process.stdout.write(HELP);
     return 0;
@@ -101,6 +103,12 @@ async function main(argv: string[]): Promise<number> {
         await db.destroy();
       }
       return 0;
+    }
+    case 'inbound parse': {
+      if (operands.length === 0) throw new UsageError('inbound parse takes one or more files');
+      const parsed = await parseInboundFiles(operands);
+      process.stdout.write(formatParsedFiles(parsed, values.json));
+      return parsed.some((p) => p.error !== undefined) ? 1 : 0;
     }
     default:
       process.stderr.write(`Unknown command: ${command}\n\n${HELP}`);

@@ -17,9 +17,27 @@ describe('the mailroom command', () => {
   it('lists its commands with --help, through npx as the README says', () => {
     const res = spawnSync('npx', ['mailroom', '--help'], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8' });
     assert.equal(res.status, 0);
-    for (const command of ['serve', 'migrate', 'workspace create --name NAME [--json]', 'api-key create']) {
+    for (const command of ['serve', 'worker', 'migrate', 'workspace create --name NAME [--json]', 'api-key create', 'sandbox show', 'inbound parse FILE... [--json]']) {
       assert.ok(res.stdout.includes(command), `--help mentions ${command}`);
     }
+  });
+
+  it('classifies saved e-mails with inbound parse --json, one line per file, and says which file it could not read', () => {
+    const fixtures = join(import.meta.dirname, 'fixtures', 'inbound');
+    const files = [join(fixtures, 'postfix-bounce-verp.eml'), join(fixtures, 'reply-mailing-list.eml')];
+    const res = mailroom(['inbound', 'parse', ...files, '--json'], store.env);
+    assert.equal(res.status, 0, res.stderr);
+    assert.deepEqual(res.stdout.trim().split('\n').map((line) => JSON.parse(line)), [
+      {
+        file: files[0],
+        results: [{ recipient: 'grace@example.net', kind: 'hard_bounce', status: '5.1.1', diagnostic: '550 5.1.1 <grace@example.net>: Recipient address rejected: User unknown in virtual mailbox table', feedback_type: null }],
+      },
+      { file: files[1], results: [{ recipient: null, kind: 'none', status: null, diagnostic: null, feedback_type: null }] },
+    ]);
+    const missing = mailroom(['inbound', 'parse', '/nonexistent.eml', '--json'], store.env);
+    assert.equal(missing.status, 1);
+    assert.match(JSON.parse(missing.stdout).error, /ENOENT/);
+    assert.equal(mailroom(['inbound', 'parse'], store.env).status, 2);
   });
 
   it('creates a workspace and prints exactly {"workspace_id", "api_key"} with --json', () => {

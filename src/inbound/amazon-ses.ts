@@ -1,0 +1,125 @@
+import { collapse, findStatusCode } from './smtp-text.js';
+import type { BounceFinding, BounceReason, InboundResult } from './types.js';
+import { emptyFinding } from './types.js';
+
+/**
+ * Amazon SES event notifications (Bounce, Complaint, Delivery), which SES
+ * publishes through SNS and SNS can deliver as e-mail: the body is the JSON
+ * notification itself, or an SNS envelope whose `Message` is that JSON.
+ * https://docs.aws.amazon.com/ses/latest/dg/notification-contents.html
+ */
+
+interface SesRecipient {
+  emailAddress?: string;
+  status?: string;
+  diagnosticCode?: string;
+  action?: string;
+}
+
+interface SesNotification {
+  notificationType?: string;
+  eventType?: string;
+  mail?: { messageId?: string; headers?: Array<{ name?: string; value?: string }>; commonHeaders?: { messageId?: string } };
+  bounce?: { bounceType?: string; bounceSubType?: string; bouncedRecipients?: SesRecipient[] };
+  complaint?: { complainedRecipients?: SesRecipient[]; complaintFeedbackType?: string };
+  delivery?: { recipients?: string[]; smtpResponse?: string };
+}
+
+/** What SES's bounce subtypes mean, where they say more than the remote's reply. */
+const SUBTYPE_REASONS: Record<string, BounceReason> = {
+  noemail: 'userunknown',
+  suppressed: 'userunknown',
+  onaccountsuppressionlist: 'userunknown',
+  mailboxfull: 'mailboxfull',
+  messagetoolarge: 'mesgtoobig',
+  contentrejected: 'filtered',
+  attachmentrejected: 'contenterror',
+};
+
+export interface SesReading {
+  /** Bounce and delivery outcomes, to classify; complaints come ready-made. */
+  findings: BounceFinding[];
+  complaints: InboundResult[];
+  originalMessageId: string | null;
+}
+
+/** Reads an SES notification out of a message's text; null when the text is not one. */
+export function readSesNotification(text: string): SesReading | null {
+  const notification = notificationIn(text);
+  if (!notification) return null;
+  const type = (notification.notificationType ?? notification.eventType ?? '').toLowerCase();
+  const headerId = notification.mail?.headers?.find((h) => h.name?.toLowerCase() === 'message-id')?.value;
+  const originalMessageId = notification.mail?.commonHeaders?.messageId ?? headerId ?? null;
+  const reading: SesReading = { findings: [], complaints: [], originalMessageId };
+
+  if (type === 'bounce') {
+    const transient = notification.bounce?.bounceType?.toLowerCase() !== 'permanent';
+    for (const r of notification.bounce?.bouncedRecipients ?? []) {
+      const finding = emptyFinding(r.emailAddress?.toLowerCase() ?? null);
+      finding.action = r.action?.toLowerCase() ?? 'failed';
+      finding.diagnostic = r.diagnosticCode ? collapse(r.diagnosticCode.replace(/^smtp;\s*/i, '')) : null;
+      finding.status = r.status ?? findStatusCode(finding.diagnostic);
+      finding.diagnosticType = 'smtp';
+      finding.temporary = transient;
+      const subType = notification.bounce?.bounceSubType?.toLowerCase() ?? '';
+      finding.reason = SUBTYPE_REASONS[subType] ?? (!transient && !r.diagnosticCode ? 'userunknown' : null);
+      if (!finding.diagnostic) finding.diagnostic = [notification.bounce?.bounceType, notification.bounce?.bounceSubType].filter(Boolean).join(' / ') || null;
+      reading.findings.push(finding);
+    }
+  } else if (type === 'complaint') {
+    for (const r of notification.complaint?.complainedRecipients ?? []) {
+      reading.complaints.push({
+        recipient: r.emailAddress?.toLowerCase() ?? null,
+        kind: 'complaint',
+        status: null,
+        diagnostic: null,
+        feedback_type: notification.complaint?.complaintFeedbackType?.toLowerCase() ?? 'abuse',
+      });
+    }
+  } else if (type === 'delivery') {
+    const response = notification.delivery?.smtpResponse ?? null;
+    for (const address of notification.delivery?.recipients ?? []) {
+      const finding = emptyFinding(address.toLowerCase());
+      finding.action = 'delivered';
+      finding.diagnostic = response;
+      finding.status = findStatusCode(response) ?? '2.0.0';
+      reading.findings.push(finding);
+    }
+  } else {
+    return null;
+  }
+  return reading;
+}
+
+function notificationIn(text: string): SesNotification | null {
+  const start = text.indexOf('{');
+  if (start < 0) return null;
+  const end = text.lastIndexOf('}');
+  for (const candidate of [text.slice(start, end + 1), firstJsonObject(text.slice(start))]) {
+    if (!candidate) continue;
+    try {
+      const value = JSON.parse(candidate) as SesNotification & { Message?: string; Type?: string };
+      if (typeof value.Message === 'string') return notificationIn(value.Message);
+      if (value && (value.notificationType || value.eventType)) return value;
+    } catch {
+      // not JSON, or not only JSON: try the next reading
+    }
+  }
+  return null;
+}
+
+/** The first balanced {…} in the text (the SNS footer follows the JSON in SNS e-mail). */
+function firstJsonObject(text: string): string | null {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return text.slice(0, i + 1);
+  }
+  return null;
+}

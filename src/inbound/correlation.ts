@@ -1,0 +1,74 @@
+import { headerBlock, type MimeMessage } from './mime-message.js';
+import { returnedSection } from './mta-formats.js';
+import { firstAddress } from './smtp-text.js';
+
+/**
+ * What ties an inbound report to the message it is about. The VERP return
+ * path (`bounce+<message id>@mr-bounces.<domain>`) comes first, but it is the
+ * SMTP envelope's, so the receiver has it, not the parser; the parser offers
+ * the DSN envelope id (Mailroom sends its message id as ENVID) and the
+ * original `Message-ID` found in the returned message or headers.
+ */
+
+const MESSAGE_ID_LINE = /^[ \t>]*Message-ID[ \t]*:[ \t]*(<[^<>\s]+>|[^<>\s]+@[^<>\s]+)[ \t]*$/im;
+const MAILROOM_ID_HEADERS = ['x-mailroom-id', 'x-mailroom-message-id'];
+
+/** The Mailroom message id a VERP return path carries (`bounce+msg_01…@mr-bounces.example.com` → `msg_01…`), or null. */
+export function messageIdFromReturnPath(address: string): string | null {
+  const match = /^bounce\+([^@\s]+)@/i.exec(address.trim().replace(/^<|>$/g, ''));
+  return match ? match[1]! : null;
+}
+
+/** A Message-ID value in its angle brackets (`<a@b>`); a bare `a@b`, as some reporters write it, gets them. */
+export function normalizeMessageId(value: string | null | undefined): string | null {
+  if (!value) return null;
+  const bracketed = /<[^<>\s]+>/.exec(value);
+  if (bracketed) return bracketed[0];
+  const bare = /^\s*([^<>\s]+@[^<>\s]+)\s*$/.exec(value);
+  return bare ? `<${bare[1]}>` : null;
+}
+
+/** The original message's Message-ID, from the returned message or headers, or the text that quotes them. */
+export function originalMessageIdOf(message: MimeMessage, fromReport: string | null): string | null {
+  if (fromReport) return normalizeMessageId(fromReport);
+  for (const part of [...message.returned, ...message.attachedText]) {
+    const id = normalizeMessageId(headerBlock(part).get('message-id')?.[0]) ?? normalizeMessageId(MESSAGE_ID_LINE.exec(part)?.[1]);
+    if (id) return id;
+  }
+  const quoted = MESSAGE_ID_LINE.exec(returnedSection(message.text)) ?? MESSAGE_ID_LINE.exec(message.text);
+  return normalizeMessageId(quoted?.[1]) ?? normalizeMessageId(message.header('in-reply-to'));
+}
+
+/**
+ * The envelope id: the DSN's Original-Envelope-Id; else a Mailroom message id
+ * the report carries, in an X-Mailroom-Id header of the returned headers or
+ * in the VERP return path it quotes (the DSN's `X-Postfix-Sender`, the ARF
+ * `Original-Mail-From`, the returned message's `Return-Path`).
+ */
+export function envelopeIdOf(message: MimeMessage, fromReport: string | null, reportedSender: string | null): string | null {
+  if (fromReport) return fromReport;
+  const returnedText = returnedSection(message.text);
+  for (const part of [...message.returned, ...message.attachedText]) {
+    const headers = headerBlock(part);
+    for (const name of MAILROOM_ID_HEADERS) {
+      const value = headers.get(name)?.[0]?.trim();
+      if (value) return value;
+    }
+  }
+  for (const name of MAILROOM_ID_HEADERS) {
+    const quoted = new RegExp(`^[ \\t>]*${name}[ \\t]*:[ \\t]*(\\S+)`, 'im').exec(returnedText);
+    if (quoted) return quoted[1]!;
+  }
+  const senders = [
+    reportedSender,
+    ...message.feedbackReports.flatMap((report) => headerBlock(report).get('original-mail-from') ?? []),
+    ...message.returned.flatMap((part) => headerBlock(part).get('return-path') ?? []),
+    /^[ \t>]*Return-Path[ \t]*:[ \t]*(\S+)/im.exec(returnedText)?.[1],
+  ];
+  for (const sender of senders) {
+    const address = sender ? firstAddress(sender) : null;
+    const id = address ? messageIdFromReturnPath(address) : null;
+    if (id) return id;
+  }
+  return null;
+}

@@ -1,0 +1,126 @@
+import type { MimeMessage } from './mime-message.js';
+
+/**
+ * What the non-standard (plain-text) bounces of the common MTAs and mailbox
+ * providers have in common, as recognisable wordings: how they introduce the
+ * list of failed recipients, where the copy of the returned message starts,
+ * and how a bounce tells itself apart from ordinary mail. The reading itself
+ * is in `text-bounce.ts`.
+ *
+ * Families covered by these wordings: Postfix ("This is the mail system at
+ * host…"), Exim ("This message was created automatically by mail delivery
+ * software"), Sendmail ("----- The following addresses had permanent fatal
+ * errors -----", "Transcript of session follows"), qmail and its descendants
+ * ("Hi. This is the qmail-send program", "--- Below this line is a copy of
+ * the message."), Microsoft Exchange 2003–2019 and Office 365 ("did not reach
+ * the following recipient(s)", "Delivery has failed to these recipients or
+ * groups", "Remote Server returned '…'"), Gmail ("Delivery to the following
+ * recipient failed permanently", "** Address not found **"), Yahoo ("Sorry,
+ * we were unable to deliver your message to the following address."),
+ * OpenSMTPD, DragonFly dma, Courier, Lotus Domino, MailMarshal, InterScan,
+ * IMail, Zoho, GMX/1&1, Mail.ru, m-FILTER and the Japanese mobile carriers.
+ */
+
+/** Lines at which the copy of the returned message (or of its headers) starts. */
+const RETURNED_MESSAGE_MARKERS: RegExp[] = [
+  /^[ \t-]*below this line is a copy of the message/im,
+  /^[ \t-]*this is a copy of (?:the|your) message/im,
+  /^[ \t-]*original message (?:follows|headers)\b/im,
+  /^[ \t-]*-+ ?original (?:message|mail)(?: info)? ?-*[ \t]*$/im,
+  /^[ \t-]*original (?:message|mail)(?: as follows)?[ \t]*:[ \t]*$/im,
+  /^[ \t-]*unsent message follows/im,
+  /^[ \t-]*the header of the original message is following/im,
+  /^[ \t-]*included is a copy of the message header/im,
+  /^[ \t-]*message headers follow/im,
+  /^[ \t-]*below is a copy of the original message/im,
+  /^[ \t-]*the original message (?:headers )?(?:was|is|are) (?:attached|included|as follows)/im,
+  /^[ \t-]*-+ ?(?:returned|undelivered|original) message(?: headers?)? ?-*[ \t]*$/im,
+  /^Content-Type:[ \t]*(?:message\/rfc822|text\/rfc822-headers)/im,
+];
+
+/** The part of a bounce's text before the copy of the returned message. */
+export function reportSection(text: string): string {
+  let end = text.length;
+  for (const marker of RETURNED_MESSAGE_MARKERS) {
+    const match = marker.exec(text);
+    if (match && match.index < end && match.index > 0) end = match.index;
+  }
+  return text.slice(0, end);
+}
+
+/** The text after the report section: the returned message or its headers, if copied inline. */
+export function returnedSection(text: string): string {
+  return text.slice(reportSection(text).length);
+}
+
+/** Wordings that introduce the list of recipients a report is about. */
+export const RECIPIENT_LIST_INTRO = new RegExp(
+  [
+    'following (?:list of )?(?:addresses|address|recipients?|destinations?)',
+    'address(?:\\(es\\)|es)? failed',
+    'failed to these recipients',
+    'could not be (?:delivered|reached)',
+    "couldn't be delivered",
+    'unable to deliver',
+    'undeliverable to',
+    'did not reach',
+    "wasn't delivered to",
+    'not delivered to',
+    'had (?:permanent )?(?:fatal )?(?:errors|delivery (?:problems|errors))',
+    'returned permanent errors',
+    'recipients were affected',
+    'error delivering',
+    'transcript of session follows',
+    'delivery to the following',
+    'could not deliver',
+    'recipients? (?:failed|was rejected|were rejected)',
+    'cannot be delivered',
+    'delivery has failed',
+    '送信に失敗',
+  ].join('|'),
+  'i',
+);
+
+/** Subjects bounces carry. */
+const BOUNCE_SUBJECT =
+  /undeliver|undelivered|returned mail|returning message|delivery status notification|delivery (?:status )?(?:notification|failure|failed|problem)|failure notice|failure delivery|mail delivery (?:failed|failure|system|subsystem)|delivery has failed|could not be delivered|mail system error|message (?:delivery has failed|not delivered)|non remis|non recapitabile|nicht zustellbar|unzustellbar|non distribuable|no entregado|delayed mail|warning: could not send|loop (?:alert|detected)|mail failure|delivery notification|не доставлено|エラー|returned to sender/i;
+
+/** Senders bounces come from. */
+const BOUNCE_SENDER = /^(?:mailer[-_.]?daemon|post[-_.]?master|mail[-_.]delivery[-_.]s(?:ystem|ubsystem)|mdaemon|bounces?|ndr|noreply-dsn)(?:[+@]|$)/i;
+const BOUNCE_SENDER_NAME = /mailer[- ]?daemon|postmaster|mail delivery (?:system|subsystem)|ndr administrator|delivery status notification/i;
+
+/** What the text of a bounce says. */
+const BOUNCE_BODY =
+  /could not be delivered|couldn't be delivered|cannot be delivered|can't be delivered|was not delivered|wasn't delivered|undeliverable|unable to deliver|not able to deliver|wasn't able to deliver|delivery (?:has )?failed|failed permanently|permanent (?:fatal )?error|did not reach the following|delivery to the following recipient|returned to sender|message delivery has failed|delivery status notification|could not deliver|error delivering|has been delayed|still being retried|delivery failure|duplicated message-id|mail loop|loop detected|送信に失敗|送信できませんでした|配信できませんでした|не может быть доставлено|не доставлено|nicht zugestellt werden|non è stato recapitato|no se pudo entregar|n'a pas pu être (?:remis|distribué)/i;
+
+/** Signs that a report is a warning about a delay, not a final failure. */
+export const DELAY_WARNING =
+  /this is a warning message only|warning only|you do not need to resend|will be retried|still being retried|has been delayed|is delayed|delivery delayed|temporary failure report|will keep trying|will continue trying|\(delay\)/i;
+
+export interface BounceSignals {
+  /** From a mailer daemon or postmaster. */
+  sender: boolean;
+  /** A bounce's subject. */
+  subject: boolean;
+  /** A bounce's wording in the text. */
+  body: boolean;
+}
+
+/** A reply or a forward ("Re:", "Fwd:", "AW:"…): its subject quotes another's. */
+const REPLY_SUBJECT = /^\s*(?:re|fwd?|aw|sv|vs|wg|tr|rif|antw)\s*(?:\[\d+\])?\s*:/i;
+
+export function bounceSignals(message: MimeMessage, report: string): BounceSignals {
+  // Mail distributed by a list, or a person's reply about bounces, is not a bounce however it reads.
+  const listMail = message.header('list-id') !== null || /^(?:list|bulk)$/i.test(message.header('precedence')?.trim() ?? '');
+  const address = message.fromAddress ?? '';
+  const sender = BOUNCE_SENDER.test(address) || BOUNCE_SENDER_NAME.test(message.fromName);
+  return {
+    sender,
+    subject: !listMail && BOUNCE_SUBJECT.test(message.subject) && (sender || !REPLY_SUBJECT.test(message.subject)),
+    body: !(listMail && !sender) && BOUNCE_BODY.test(report),
+  };
+}
+
+/** Lines that carry a remote server's or MTA's error, wherever they sit in the report. */
+export const ERROR_LINE =
+  /^\s*(?:<<<\s*)?[45]\d\d[ -]|[:\]]\s*[45]\d\d[ -]|\bsaid:\s*[45]\d\d\b|\breturned '[45]\d\d|\b(?:error|reason|diagnostic[- ]code)\s*:|\bserver message\b|\bfor the following reason\b|\bremote host said\b/i;

@@ -1,0 +1,94 @@
+/**
+ * The parser's vocabulary, shared by its files. `parse-report.ts` is the entry
+ * point; see it for how a message is taken apart.
+ */
+
+/** What one recipient's outcome in an inbound message is. */
+export type InboundKind = 'delivered' | 'hard_bounce' | 'soft_bounce' | 'complaint' | 'autoreply' | 'none';
+
+/** One recipient's outcome: what `mailroom inbound parse --json` prints for each. */
+export interface InboundResult {
+  /** The recipient the outcome is about (lower-cased), or null when the message does not say. */
+  recipient: string | null;
+  kind: InboundKind;
+  /** The RFC 3463 enhanced status code found (`5.1.1`), or null. */
+  status: string | null;
+  /** The diagnostic text as found (the remote server's reply, or the reporting MTA's words), or null. */
+  diagnostic: string | null;
+  /** ARF `Feedback-Type` (`abuse`, `fraud`, …) of a complaint, else null. */
+  feedback_type: string | null;
+}
+
+export interface ParsedReport {
+  results: InboundResult[];
+  /** Correlation: the original Message-ID found in the returned headers, if any (with its angle brackets). */
+  originalMessageId: string | null;
+  /** The envelope id (`Original-Envelope-Id`) or X-Mailroom id if any. */
+  envelopeId: string | null;
+}
+
+/**
+ * Why a message bounced, in a vocabulary close to sisimai's reasons. Only a
+ * few are permanent (see `isHardReason`); the others are temporary or policy
+ * failures that a later send may get past.
+ */
+export type BounceReason =
+  | 'userunknown'
+  | 'hostunknown'
+  | 'hasmoved'
+  | 'notaccept'
+  | 'mailboxfull'
+  | 'mesgtoobig'
+  | 'exceedlimit'
+  | 'suspend'
+  | 'norelaying'
+  | 'authfailure'
+  | 'filtered'
+  | 'rejected'
+  | 'blocked'
+  | 'spamdetected'
+  | 'virusdetected'
+  | 'policyviolation'
+  | 'requireptr'
+  | 'badreputation'
+  | 'speeding'
+  | 'toomanyconn'
+  | 'securityerror'
+  | 'systemerror'
+  | 'systemfull'
+  | 'networkerror'
+  | 'expired'
+  | 'contenterror'
+  | 'mailererror'
+  | 'syntaxerror'
+  | 'undefined';
+
+/** The SMTP command a remote server's error answered, when the report says. */
+export type SmtpCommand = 'CONN' | 'HELO' | 'MAIL' | 'RCPT' | 'DATA';
+
+/**
+ * What a format reader found about one recipient of a bounce or delivery
+ * report, before it is classified (`bounce-classifier.ts`).
+ */
+export interface BounceFinding {
+  recipient: string | null;
+  /** DSN `Action` (`failed`, `delayed`, `delivered`, `relayed`, `expanded`), lower-cased, or null. */
+  action: string | null;
+  /** Enhanced status code, or null. */
+  status: string | null;
+  /** The diagnostic text as found, or null. */
+  diagnostic: string | null;
+  /** More of the report's words about the recipient, read for the reason but not shown. */
+  context: string | null;
+  /** DSN diagnostic type (`smtp`, `x-unix`, `x-postfix`…), lower-cased, or null. */
+  diagnosticType: string | null;
+  command: SmtpCommand | null;
+  /** The report says the failure is temporary (a delay warning, "will retry"). */
+  temporary: boolean;
+  /** A reason the format states outright (a provider's own bounce type), if any. */
+  reason: BounceReason | null;
+}
+
+export function emptyFinding(recipient: string | null): BounceFinding {
+  return { recipient, action: null, status: null, diagnostic: null, context: null, diagnosticType: null, command: null, temporary: false, reason: null };
+}
