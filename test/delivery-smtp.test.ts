@@ -40,6 +40,7 @@ describe('delivery through a real SMTP relay on loopback', () => {
     sink = await startSmtpSink({
       policy(address) {
         if (address.startsWith('unknown')) return { code: 550, text: `5.1.1 <${address}>: Recipient address rejected: User unknown` };
+        if (address.startsWith('spamtrap')) return { code: 554, text: '5.7.1 Message rejected as spam by content filter' };
         if (address.startsWith('flaky')) {
           const tries = (flakyTries.get(address) ?? 0) + 1;
           flakyTries.set(address, tries);
@@ -124,6 +125,20 @@ describe('delivery through a real SMTP relay on loopback', () => {
     );
     assert.equal((await t.call('GET', '/v1/send/stats')).json().data.bounced, before.bounced + 1);
     assert.deepEqual(await attemptsOf(t, id), [['unknown@example.com', 1, 'permanent'], ['known@example.com', 1, 'accepted']]);
+    assert.equal(JSON.parse(event!.payload).bounce_subtype, 'NoEmail');
+    // An unknown user is a hard bounce: the address goes on the suppression list, and the next send to it is held back.
+    const listed = await t.store.suppressions.findSuppressed(t.workspaceId, ['unknown@example.com']);
+    assert.equal(listed.get('unknown@example.com'), 'hard_bounce');
+    assert.equal((await t.call('POST', '/v1/send', { body: sendBody({ from_email: `hello@${DOMAIN}`, to: ['unknown@example.com'] }) })).json().data.status, 'suppressed');
+  });
+
+  it('bounces a recipient refused for its content without suppressing the address', async () => {
+    const id = await send(t, { to: ['spamtrap@example.com'] });
+    await jobDone(t, id);
+    assert.equal((await t.store.logs.findSendEntry(id, 'spamtrap@example.com'))?.status, 'bounced');
+    const [event] = await t.store.messageEvents.listForMessage(id);
+    assert.equal(JSON.parse(event!.payload).bounce_subtype, 'ContentRejected');
+    assert.equal((await t.store.suppressions.findSuppressed(t.workspaceId, ['spamtrap@example.com'])).size, 0, 'a policy refusal is no reason to stop mailing the address');
   });
 });
 

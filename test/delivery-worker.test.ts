@@ -60,10 +60,14 @@ describe('delivery worker with the sandbox provider', () => {
     ]);
     const bounceEvent = (await t.store.messageEvents.listForMessage(id)).find((e) => e.type === 'bounced')!;
     const payload = JSON.parse(bounceEvent.payload);
-    assert.deepEqual([payload.event, payload.message_id, payload.to, payload.bounce_type, payload.bounce_subtype], ['bounced', id, sim('bounce'), 'Permanent', 'General']);
+    assert.deepEqual([payload.event, payload.message_id, payload.to, payload.bounce_type, payload.bounce_subtype], ['bounced', id, sim('bounce'), 'Permanent', 'NoEmail']);
     assert.match(payload.diagnostic_code, /^550 5\.1\.1 /);
     const complaint = JSON.parse((await t.store.messageEvents.listForMessage(id)).find((e) => e.type === 'complained')!.payload);
     assert.equal(complaint.feedback_type, 'abuse');
+    // The hard bounce and the complaint put their addresses on the suppression list; the others stay off it.
+    const listed = await t.store.suppressions.findSuppressed(t.workspaceId, to.map((a) => a.toLowerCase()));
+    assert.deepEqual([...listed].sort(), [[sim('bounce'), 'hard_bounce'], [sim('complaint'), 'complaint']]);
+    assert.equal((await t.call('POST', '/v1/send', { body: sendBody({ to: [sim('bounce')] }) })).json().data.status, 'suppressed');
 
     // Every recipient's attempt is on record, and the stats moved with the statuses.
     const attempts = await t.store.deliveryAttempts.listForMessage(id);

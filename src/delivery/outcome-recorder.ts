@@ -1,4 +1,5 @@
 import { newId, nowIso } from '../ids.js';
+import { describeRefusal } from '../inbound/bounce-subtype.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import { moveSendEntry, recordComplaint, type StatusMove } from '../services/send-status-service.js';
@@ -26,7 +27,8 @@ function statusMoveFor(result: RecipientResult, attempt: number, givingUp: boole
     case 'accepted':
       return null; // handed to an upstream that reports the delivery later
     case 'permanent':
-      return { to: 'bounced', detail: result.detail };
+      // A hard refusal (unknown user) suppresses the address; a policy one (spam, size) does not.
+      return { to: 'bounced', detail: result.detail, bounceSubtype: describeRefusal(result.detail).subtype };
     case 'failed':
       return { to: 'failed', detail: result.detail };
     case 'suppressed':
