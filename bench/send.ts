@@ -192,6 +192,7 @@ async function main(): Promise<number> {
       // Acceptance alone, as deployed with API and workers apart: the worker has its own benchmark
       // (bench/delivery.ts), and delivering in the same process would measure both at once.
       WORKER_ENABLED: 'false',
+      INBOUND_SMTP_PORT: '0',
       PORT: '0',
     };
     const config = loadConfig(env);

@@ -1,5 +1,6 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { fail } from './http/envelope.js';
 import type { Config } from './config.js';
 import { registerApiGuard } from './http/api-guard.js';
 import { registerErrorHandling } from './http/error-handler.js';
@@ -9,6 +10,7 @@ import domainRoutes from './routes/domains.js';
 import healthRoutes from './routes/health.js';
 import logRoutes from './routes/logs.js';
 import sendRoutes from './routes/send.js';
+import suppressionRoutes from './routes/suppressions.js';
 import type { Services } from './services/index.js';
 
 /** HTML bodies can be large; this bounds what one request may make us buffer. */
@@ -37,6 +39,10 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
     bodyLimit: MAX_BODY_BYTES,
     trustProxy: config.trustProxy,
     schemaErrorFormatter: formatValidationError,
+    // Errors Fastify meets before routing (a path whose percent-encoding is broken) answer in the envelope too.
+    frameworkErrors: (error, _request, reply) => {
+      void (reply as FastifyReply).code(400).send(fail(error.code === 'FST_ERR_BAD_URL' ? 'The request path is not valid URL encoding' : 'Bad request'));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Every request body is JSON (SPEC.md §1): other types answer 415 rather than reaching a schema as a string.
@@ -55,5 +61,6 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   await app.register(logRoutes);
   await app.register(domainRoutes);
   await app.register(apiKeyRoutes);
+  await app.register(suppressionRoutes);
   return app;
 }

@@ -35,6 +35,9 @@ const EnvSchema = Type.Object({
   DELIVERY_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: DEFAULT_RETRY_BASE_MS }),
   DELIVERY_RETRY_MAX_DELAY_MS: Type.Integer({ minimum: 1, default: DEFAULT_RETRY_MAX_DELAY_MS }),
   DELIVERY_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_MAX_ATTEMPTS }),
+  INBOUND_SMTP_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 2525 }),
+  INBOUND_SMTP_HOST: Type.Optional(Type.String({ minLength: 1 })),
+  INBOUND_COMPLAINT_ADDRESS: Type.Optional(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$' })),
   DNS_SERVERS: Type.Optional(Type.String()),
   RATE_LIMIT_SEND_PER_MIN: Type.Integer({ minimum: 1, default: 30 }),
   RATE_LIMIT_OTHER_PER_MIN: Type.Integer({ minimum: 1, default: 60 }),
@@ -66,6 +69,7 @@ export interface Config {
   smtpUrl: string | undefined;
   worker: WorkerSettings;
   retry: RetryPolicy;
+  inbound: InboundSettings;
   /** Resolvers for domain verification, as `ip` or `ip:port`; empty means the system's. */
   dnsServers: string[];
   rateLimits: { sendPerMinute: number; otherPerMinute: number };
@@ -84,6 +88,14 @@ export interface WorkerSettings {
   leaseMs: number;
   /** How often an idle worker looks for due messages sent through other processes, or coming due for a retry. */
   pollMs: number;
+}
+
+export interface InboundSettings {
+  /** Port of the inbound SMTP receiver (bounces, delivery notifications, complaints); 0: none. */
+  port: number;
+  host: string;
+  /** Where feedback loops send complaint reports, besides the return-path addresses (lower-cased). */
+  complaintAddress: string;
 }
 
 export class ConfigError extends Error {
@@ -127,6 +139,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaseMs: parsed.WORKER_LEASE_MS,
       pollMs: parsed.WORKER_POLL_MS,
     },
+    inbound: {
+      port: parsed.INBOUND_SMTP_PORT,
+      host: parsed.INBOUND_SMTP_HOST ?? parsed.HOST,
+      complaintAddress: (parsed.INBOUND_COMPLAINT_ADDRESS ?? `complaints@${parsed.MAILROOM_HOSTNAME ?? hostname()}`).toLowerCase(),
+    },
     retry: {
       baseMs: parsed.DELIVERY_RETRY_BASE_MS,
       maxDelayMs: parsed.DELIVERY_RETRY_MAX_DELAY_MS,
@@ -149,6 +166,7 @@ function describe(name: string, schemaMessage: string): string {
     return `must be an integer${maximum !== undefined ? ` from ${minimum} to ${maximum}` : minimum !== undefined ? ` of at least ${minimum}` : ''}`;
   }
   if (property && 'pattern' in property) {
+    if (name === 'INBOUND_COMPLAINT_ADDRESS') return 'must be an e-mail address';
     const scheme = { DATABASE_URL: 'postgres://', REDIS_URL: 'redis://', SMTP_URL: 'smtp:// or smtps://' }[name];
     return `must be a ${scheme} URL`;
   }

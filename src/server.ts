@@ -7,6 +7,8 @@ import { connectRedis } from './db/redis.js';
 import { createDeliveryWorker, type DeliveryWorker } from './delivery/delivery-worker.js';
 import { createProvider } from './delivery/providers.js';
 import { createThreadedMessageBuilder } from './delivery/threaded-message-builder.js';
+import { startInboundReceiver, type InboundReceiver } from './inbound/inbound-receiver.js';
+import { createInboundReportService } from './services/inbound-report-service.js';
 import { createAcceptedSendWriter } from './repositories/accepted-send-writer.js';
 import { createStore, type Store } from './repositories/index.js';
 import { createThreadedSendWriter } from './repositories/threaded-send-writer.js';
@@ -45,6 +47,8 @@ export interface Runtime {
   services: Services;
   /** The delivery worker, when asked for: started, and stopped by close(). */
   worker: DeliveryWorker | undefined;
+  /** The inbound SMTP receiver, when asked for and INBOUND_SMTP_PORT is not 0. */
+  inbound: InboundReceiver | undefined;
   /** Once no request is in flight: stops the worker and the send writer, then closes the store (its pool) and Redis. */
   close(): Promise<void>;
 }
@@ -52,6 +56,8 @@ export interface Runtime {
 export interface RuntimeOptions {
   /** Run the delivery worker in this process (serve: WORKER_ENABLED; tests: when they test it). */
   worker?: boolean;
+  /** Run the inbound SMTP receiver in this process (serve: unless INBOUND_SMTP_PORT=0). */
+  inbound?: boolean;
 }
 
 /** The log of everything but HTTP requests (Fastify keeps its own): the worker's, in `serve` and `worker`. */
@@ -94,6 +100,17 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   // processes, and the batching writer on this thread suffices.
   const sendWriter = storeKindOf(config) === 'sqlite' ? createThreadedSendWriter(config.dataDir) : createAcceptedSendWriter(store);
   const worker = options.worker ? startDeliveryWorker(store, config) : undefined;
+  const inbound =
+    options.inbound && config.inbound.port !== 0
+      ? await startInboundReceiver(config.inbound, createInboundReportService(store).record, createLogger(config).child({ component: 'inbound' })).catch(
+          async (error: unknown) => {
+            await worker?.stop();
+            await db.destroy();
+            redis?.disconnect();
+            throw error;
+          },
+        )
+      : undefined;
   const services = createServices(store, config, {
     sendWriter,
     // A send accepted here is looked at at once, not at the next poll.
@@ -106,7 +123,9 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     store,
     services,
     worker,
+    inbound,
     async close() {
+      await inbound?.close();
       await worker?.stop();
       await sendWriter.close();
       await db.destroy();
@@ -117,7 +136,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
 
 /** `mailroom serve`: the API on HOST:PORT until `close()`, which drains in-flight requests, then closes the store. */
 export async function startServer(config: Config): Promise<App> {
-  const runtime = await openRuntime(config, { worker: config.worker.enabled });
+  const runtime = await openRuntime(config, { worker: config.worker.enabled, inbound: true });
   try {
     const app = await buildApp({ config, services: runtime.services });
     app.addHook('onClose', () => runtime.close());

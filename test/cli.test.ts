@@ -50,7 +50,7 @@ describe('the mailroom command', () => {
   it('migrates, then reports the store up to date', async () => {
     const fresh = await freshStore();
     try {
-      assert.equal(mailroom(['migrate'], fresh.env).stdout, 'Applied: 0001-initial, 0002-sandbox-messages, 0003-delivery-history\n');
+      assert.equal(mailroom(['migrate'], fresh.env).stdout, 'Applied: 0001-initial, 0002-sandbox-messages, 0003-delivery-history, 0004-suppressions-index, 0005-inbound-reports\n');
       assert.equal(mailroom(['migrate'], fresh.env).stdout, 'Database is up to date\n');
     } finally {
       await fresh.drop();
@@ -83,6 +83,8 @@ describe('the mailroom command', () => {
     [{ MAILROOM_PROVIDER: 'carrier-pigeon' }, 'Invalid configuration: MAILROOM_PROVIDER must be one of sandbox, smtp (got "carrier-pigeon")'],
     [{ MAILROOM_PROVIDER: 'smtp' }, 'Invalid configuration: SMTP_URL is required when MAILROOM_PROVIDER is smtp'],
     [{ WORKER_LEASE_MS: '10' }, 'Invalid configuration: WORKER_LEASE_MS must be an integer of at least 1000 (got "10")'],
+    [{ INBOUND_COMPLAINT_ADDRESS: 'complaints' }, 'Invalid configuration: INBOUND_COMPLAINT_ADDRESS must be an e-mail address (got "complaints")'],
+    [{ INBOUND_SMTP_PORT: '99999' }, 'Invalid configuration: INBOUND_SMTP_PORT must be an integer from 0 to 65535 (got "99999")'],
     [{ DELIVERY_MAX_ATTEMPTS: '0' }, 'Invalid configuration: DELIVERY_MAX_ATTEMPTS must be an integer from 1 to 100 (got "0")'],
     [{ RATE_LIMIT_SEND_PER_MIN: '0' }, 'Invalid configuration: RATE_LIMIT_SEND_PER_MIN must be an integer of at least 1 (got "0")'],
     [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false (got "maybe")'],

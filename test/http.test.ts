@@ -30,6 +30,12 @@ describe('HTTP envelope and error mapping', () => {
     assert.equal((await t.call('GET', '/%761/send/stats')).statusCode, 200);
   });
 
+  it('answers a path whose percent-encoding is broken with 400 in the envelope', async () => {
+    const res = await t.call('GET', '/v1/suppressions/%E0%A4%A');
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(res.json(), { success: false, error: 'The request path is not valid URL encoding' });
+  });
+
   it('answers a known path with the wrong method with 405 and Allow', async () => {
     const res = await t.call('DELETE', '/v1/send');
     assert.equal(res.statusCode, 405);
@@ -79,7 +85,7 @@ describe('a real listening server', () => {
     const env = { ...store.env, LOG_LEVEL: 'silent' };
     const created = mailroomCommand(['workspace', 'create', '--name', 'Listen', '--json'], env);
     const { api_key: apiKey } = JSON.parse(created.stdout);
-    const app = await startServer(loadConfig({ ...env, PORT: '0' }));
+    const app = await startServer(loadConfig({ ...env, PORT: '0', INBOUND_SMTP_PORT: '0' }));
     try {
       const { port } = app.server.address() as { port: number };
       const base = `http://127.0.0.1:${port}`;

@@ -13,36 +13,44 @@ describe('workspace isolation', () => {
     b = await t.newWorkspace('B');
     domainId = (await t.call('POST', '/v1/domains', { body: { domain: 'a-only.example' } })).json().data.id;
     keyId = (await t.call('POST', '/v1/api-keys', { body: { name: 'a-second' } })).json().data.id;
+    assert.equal((await t.call('POST', '/v1/suppressions', { body: { email: 'a-suppressed@example.com' } })).statusCode, 201);
     await t.call('POST', '/v1/send', { body: sendBody({ to: ['a-recipient@example.com'] }) });
   });
   after(() => t.close());
 
-  const byId: [string, () => string, string][] = [
-    ['GET /v1/domains/{id}', () => `/v1/domains/${domainId}`, 'Domain not found'],
-    ['DELETE /v1/domains/{id}', () => `/v1/domains/${domainId}`, 'Domain not found'],
-    ['POST /v1/domains/{id}/verify', () => `/v1/domains/${domainId}/verify`, 'Domain not found'],
-    ['DELETE /v1/api-keys/{id}', () => `/v1/api-keys/${keyId}`, 'API key not found'],
+  // Every endpoint that names one of A's resources in its path, and how to name an unknown one instead.
+  const unknownId = (url: string) => url.replace(/(dom|key)_[0-9a-z]+/, '$1_01jzzzzzzzzzzzzzzzzzzzzzzz');
+  const unknownEmail = (url: string) => url.replace(/[^/]+$/, 'nobody%40example.com');
+  const byId: [string, () => string, (url: string) => string, string][] = [
+    ['GET /v1/domains/{id}', () => `/v1/domains/${domainId}`, unknownId, 'Domain not found'],
+    ['DELETE /v1/domains/{id}', () => `/v1/domains/${domainId}`, unknownId, 'Domain not found'],
+    ['POST /v1/domains/{id}/verify', () => `/v1/domains/${domainId}/verify`, unknownId, 'Domain not found'],
+    ['DELETE /v1/api-keys/{id}', () => `/v1/api-keys/${keyId}`, unknownId, 'API key not found'],
+    ['GET /v1/suppressions/{email}', () => '/v1/suppressions/a-suppressed%40example.com', unknownEmail, 'Suppression not found'],
+    ['DELETE /v1/suppressions/{email}', () => '/v1/suppressions/a-suppressed%40example.com', unknownEmail, 'Suppression not found'],
   ];
-  for (const [name, url, error] of byId) {
+  for (const [name, url, unknownUrl, error] of byId) {
     it(`${name} answers 404 to another workspace's key, exactly as for an unknown id`, async () => {
       const [method] = name.split(' ');
       const res = await t.call(method!, url(), { key: b.apiKey });
       assert.equal(res.statusCode, 404);
       assert.deepEqual(res.json(), { success: false, error });
-      const unknown = await t.call(method!, url().replace(/(dom|key)_[0-9a-z]+/, '$1_01jzzzzzzzzzzzzzzzzzzzzzzz'), { key: b.apiKey });
+      assert.notEqual(unknownUrl(url()), url());
+      const unknown = await t.call(method!, unknownUrl(url()), { key: b.apiKey });
       assert.deepEqual([unknown.statusCode, unknown.json()], [404, { success: false, error }]);
     });
   }
 
-  it('leaves A\'s domain and key untouched after B\'s attempts', async () => {
+  it('leaves A\'s domain, key and suppression untouched after B\'s attempts', async () => {
     const shown = await t.call('GET', `/v1/domains/${domainId}`);
     assert.equal(shown.statusCode, 200);
     assert.equal(shown.json().data.last_checked_at, null, 'B\'s verify attempt did not run a check');
     const keys = (await t.call('GET', '/v1/api-keys')).json().data.map((k: { id: string }) => k.id);
     assert.ok(keys.includes(keyId));
+    assert.equal((await t.call('GET', '/v1/suppressions/a-suppressed%40example.com')).statusCode, 200);
   });
 
-  it('shows B none of A\'s domains, keys, logs or stats', async () => {
+  it('shows B none of A\'s domains, keys, logs, stats or suppressions', async () => {
     assert.deepEqual((await t.call('GET', '/v1/domains', { key: b.apiKey })).json().data, []);
     const keys = (await t.call('GET', '/v1/api-keys', { key: b.apiKey })).json().data;
     assert.deepEqual(keys.map((k: { name: string }) => k.name), ['default']);
@@ -50,6 +58,9 @@ describe('workspace isolation', () => {
     assert.deepEqual([logs.headers['x-total-count'], logs.json().data], ['0', []]);
     assert.equal((await t.call('GET', '/v1/send/stats', { key: b.apiKey })).json().data.total_sent, 0);
     assert.equal((await t.call('GET', '/v1/send/stats')).json().data.total_sent, 1);
+    const suppressions = await t.call('GET', '/v1/suppressions', { key: b.apiKey });
+    assert.deepEqual([suppressions.headers['x-total-count'], suppressions.json().data], ['0', []]);
+    assert.equal((await t.call('GET', '/v1/suppressions')).headers['x-total-count'], '1');
   });
 
   it('does not let B send from A\'s verified domain', async () => {

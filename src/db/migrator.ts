@@ -2,12 +2,16 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import * as initial from './migrations/0001-initial.js';
 import * as sandboxMessages from './migrations/0002-sandbox-messages.js';
 import * as deliveryHistory from './migrations/0003-delivery-history.js';
+import * as suppressionsIndex from './migrations/0004-suppressions-index.js';
+import * as inboundReports from './migrations/0005-inbound-reports.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-sandbox-messages': sandboxMessages,
   '0003-delivery-history': deliveryHistory,
+  '0004-suppressions-index': suppressionsIndex,
+  '0005-inbound-reports': inboundReports,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -13,6 +13,7 @@ export interface Database {
   sandbox_messages: SandboxMessagesTable;
   delivery_attempts: DeliveryAttemptsTable;
   message_events: MessageEventsTable;
+  inbound_reports: InboundReportsTable;
 }
 
 export interface WorkspacesTable {
@@ -156,4 +157,15 @@ export interface MessageEventsTable {
   recipient: string;
   payload: string;
   created_at: string;
+}
+
+/** An inbound report (bounce, delivery notification, complaint) already processed. */
+export interface InboundReportsTable {
+  /** SHA-256 of the report's bytes, hex. */
+  id: string;
+  /** The Mailroom message it was matched to, or null. */
+  message_id: string | null;
+  /** JSON of the parser's results, for an operator reading the table. */
+  summary: string;
+  received_at: string;
 }

@@ -3,6 +3,7 @@ import { createApiKeysRepository } from './api-keys-repository.js';
 import { createDeliveryAttemptsRepository } from './delivery-attempts-repository.js';
 import { createDeliveryJobsRepository } from './delivery-jobs-repository.js';
 import { createDomainsRepository } from './domains-repository.js';
+import { createInboundReportsRepository } from './inbound-reports-repository.js';
 import { createLogsRepository } from './logs-repository.js';
 import { createMessageEventsRepository } from './message-events-repository.js';
 import { createMessagesRepository } from './messages-repository.js';
@@ -17,6 +18,7 @@ function bind(db: Db) {
     deliveryAttempts: createDeliveryAttemptsRepository(db),
     deliveryJobs: createDeliveryJobsRepository(db),
     domains: createDomainsRepository(db),
+    inboundReports: createInboundReportsRepository(db),
     logs: createLogsRepository(db),
     messageEvents: createMessageEventsRepository(db),
     messages: createMessagesRepository(db),

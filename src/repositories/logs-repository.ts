@@ -50,14 +50,14 @@ export function createLogsRepository(db: Db) {
       for (const delta of deltas.values()) await bumpCounter(db, delta);
     },
 
-    /** The `send` entry of one recipient of one message (recipients are stored as given, compared as given). */
-    async findSendEntry(messageId: string, recipient: string): Promise<LogEntryRow | undefined> {
+    /** The `send` entry (or another type's) of one recipient of one message (recipients are stored as given, compared as given). */
+    async findSendEntry(messageId: string, recipient: string, type: LogType = 'send'): Promise<LogEntryRow | undefined> {
       return db
         .selectFrom('log_entries')
         .selectAll()
         .where('message_id', '=', messageId)
         .where('recipient', '=', recipient)
-        .where('type', '=', 'send')
+        .where('type', '=', type)
         .executeTakeFirst();
     },
 

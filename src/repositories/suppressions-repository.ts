@@ -2,6 +2,11 @@ import { compileOnce } from '../db/compiled-query.js';
 import type { Db } from '../db/database.js';
 import type { SuppressionsTable } from '../db/schema.js';
 
+export type SuppressionRow = SuppressionsTable;
+export interface SuppressionFilter {
+  reason?: string | undefined;
+}
+
 // Runs on every send; one SQL text per number of recipients.
 const findSuppressed = compileOnce((db: Db, workspaceId: string, emails: string[]) =>
   db.selectFrom('suppressions').select(['email', 'reason']).where('workspace_id', '=', workspaceId).where('email', 'in', emails),
@@ -21,6 +26,45 @@ export function createSuppressionsRepository(db: Db) {
         .values(row)
         .onConflict((oc) => oc.columns(['workspace_id', 'email']).doNothing())
         .execute();
+    },
+
+    /** Inserts the entry unless the address is already listed; true when this call inserted it. */
+    async insertIfAbsent(row: SuppressionRow): Promise<boolean> {
+      const inserted = await db
+        .insertInto('suppressions')
+        .values(row)
+        .onConflict((oc) => oc.columns(['workspace_id', 'email']).doNothing())
+        .returning('email')
+        .executeTakeFirst();
+      return inserted !== undefined;
+    },
+
+    /** One entry by its lower-cased address. */
+    async find(workspaceId: string, email: string): Promise<SuppressionRow | undefined> {
+      return db.selectFrom('suppressions').selectAll().where('workspace_id', '=', workspaceId).where('email', '=', email).executeTakeFirst();
+    },
+
+    /** Newest first, (created_at, email) descending: suppressions_page_idx, or suppressions_reason_page_idx with a reason. */
+    async list(workspaceId: string, filter: SuppressionFilter, limit: number, offset: number): Promise<SuppressionRow[]> {
+      let query = db.selectFrom('suppressions').selectAll().where('workspace_id', '=', workspaceId);
+      if (filter.reason) query = query.where('reason', '=', filter.reason);
+      return query.orderBy('created_at', 'desc').orderBy('email', 'desc').limit(limit).offset(offset).execute();
+    },
+
+    /** How many entries match: a COUNT over an index range (the list is not expected to be huge). */
+    async count(workspaceId: string, filter: SuppressionFilter): Promise<number> {
+      let query = db
+        .selectFrom('suppressions')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('workspace_id', '=', workspaceId);
+      if (filter.reason) query = query.where('reason', '=', filter.reason);
+      const row = await query.executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    async delete(workspaceId: string, email: string): Promise<boolean> {
+      const result = await db.deleteFrom('suppressions').where('workspace_id', '=', workspaceId).where('email', '=', email).executeTakeFirst();
+      return result.numDeletedRows > 0n;
     },
   };
 }

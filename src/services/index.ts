@@ -9,6 +9,7 @@ import { createHealthService } from './health-service.js';
 import { createLogService } from './log-service.js';
 import { createMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { createSendService } from './send-service.js';
+import { createSuppressionService } from './suppression-service.js';
 import { createWorkspaceService } from './workspace-service.js';
 
 export interface ServiceOptions {
@@ -29,6 +30,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     domains: createDomainService(store, createDnsVerifier(config.dnsServers), config),
     logs: createLogService(store),
     send: createSendService(store, sendWriter, config, options.onSendAccepted),
+    suppressions: createSuppressionService(store),
     workspaces: createWorkspaceService(store),
     rateLimiter,
   };

@@ -19,16 +19,19 @@ export interface SmtpSink {
 
 /**
  * A real SMTP server on loopback (the smtp-server package) that keeps what it
- * receives. It advertises DSN, as a relay that supports it would, and no
- * STARTTLS (there is no certificate to offer).
+ * receives. It advertises DSN, as a relay that supports it would (unless
+ * `dsn: false`: a next hop without it makes Postfix report `relayed` itself),
+ * and no STARTTLS (there is no certificate to offer).
  */
-export async function startSmtpSink(options: { port?: number; policy?: RcptPolicy; onData?: (message: ReceivedMessage) => void } = {}): Promise<SmtpSink> {
+export async function startSmtpSink(
+  options: { port?: number; policy?: RcptPolicy; onData?: (message: ReceivedMessage) => void; /** Advertise DSN (default true). */ dsn?: boolean } = {},
+): Promise<SmtpSink> {
   const received: ReceivedMessage[] = [];
   const rcptSeen: string[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
-    hideDSN: false,
+    hideDSN: options.dsn === false,
     logger: false,
     size: 10 * 1024 * 1024,
     onRcptTo(address, _session, callback) {

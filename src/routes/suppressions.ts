@@ -1,0 +1,40 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { workspaceOf } from '../http/api-guard.js';
+import { ok } from '../http/envelope.js';
+import { SUPPRESSION_REASONS } from '../services/suppression-service.js';
+
+const SuppressionsQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
+  reason: Type.Optional(Type.Enum([...SUPPRESSION_REASONS])),
+});
+// `reason` is checked by the service, which can say why only `manual` is accepted here.
+const SuppressionBody = Type.Object({ email: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: false });
+const EmailParams = Type.Object({ email: Type.String() });
+
+const suppressionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const suppressions = app.services.suppressions;
+
+  app.get('/v1/suppressions', { schema: { querystring: SuppressionsQuery } }, async (request, reply) => {
+    const { entries, total } = await suppressions.list(workspaceOf(request), request.query);
+    reply.header('X-Total-Count', total);
+    return ok(entries);
+  });
+
+  // 201 when the address was added now, 200 with the entry unchanged when it was already listed.
+  app.post('/v1/suppressions', { schema: { body: SuppressionBody } }, async (request, reply) => {
+    const { entry, created } = await suppressions.add(workspaceOf(request), request.body);
+    return reply.code(created ? 201 : 200).send(ok(entry));
+  });
+
+  app.get('/v1/suppressions/:email', { schema: { params: EmailParams } }, async (request) =>
+    ok(await suppressions.get(workspaceOf(request), request.params.email)),
+  );
+
+  app.delete('/v1/suppressions/:email', { schema: { params: EmailParams } }, async (request) =>
+    ok(await suppressions.remove(workspaceOf(request), request.params.email)),
+  );
+};
+
+export default suppressionRoutes;
