@@ -50,7 +50,7 @@ describe('the mailroom command', () => {
   it('migrates, then reports the store up to date', async () => {
     const fresh = await freshStore();
     try {
-      assert.equal(mailroom(['migrate'], fresh.env).stdout, 'Applied: 0001-initial, 0002-sandbox-messages, 0003-delivery-history, 0004-suppressions-index, 0005-inbound-reports\n');
+      assert.equal(mailroom(['migrate'], fresh.env).stdout, 'Applied: 0001-initial, 0002-sandbox-messages, 0003-delivery-history, 0004-suppressions-index, 0005-inbound-reports, 0006-webhooks\n');
       assert.equal(mailroom(['migrate'], fresh.env).stdout, 'Database is up to date\n');
     } finally {
       await fresh.drop();

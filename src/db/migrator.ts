@@ -4,6 +4,7 @@ import * as sandboxMessages from './migrations/0002-sandbox-messages.js';
 import * as deliveryHistory from './migrations/0003-delivery-history.js';
 import * as suppressionsIndex from './migrations/0004-suppressions-index.js';
 import * as inboundReports from './migrations/0005-inbound-reports.js';
+import * as webhooks from './migrations/0006-webhooks.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   '0003-delivery-history': deliveryHistory,
   '0004-suppressions-index': suppressionsIndex,
   '0005-inbound-reports': inboundReports,
+  '0006-webhooks': webhooks,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -14,6 +14,9 @@ export interface Database {
   delivery_attempts: DeliveryAttemptsTable;
   message_events: MessageEventsTable;
   inbound_reports: InboundReportsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export interface WorkspacesTable {
@@ -168,4 +171,51 @@ export interface InboundReportsTable {
   /** JSON of the parser's results, for an operator reading the table. */
   summary: string;
   received_at: string;
+}
+
+/** A workspace's webhook endpoint. */
+export interface WebhooksTable {
+  id: string;
+  workspace_id: string;
+  url: string;
+  /** JSON array of the event types it receives. */
+  events: string;
+  /** The signing secret (`whsec_…`), encrypted at rest when MAILROOM_SECRET_KEY is set. */
+  secret: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One event to post to one endpoint: written with the event, claimed by the dispatcher like a delivery job. */
+export interface WebhookDeliveriesTable {
+  /** Also the `webhook-id` header: the same on every retry, so receivers can deduplicate. */
+  id: string;
+  webhook_id: string;
+  workspace_id: string;
+  event_id: string;
+  event_type: string;
+  /** The JSON body, exactly as signed and posted. */
+  payload: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: Generated<number>;
+  available_at: string;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Every post of a delivery: never changed. */
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempt: number;
+  status_code: number | null;
+  /** A bounded slice of the receiver's answer. */
+  response_body: string | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: string;
 }
