@@ -11,6 +11,7 @@ import healthRoutes from './routes/health.js';
 import logRoutes from './routes/logs.js';
 import sendRoutes from './routes/send.js';
 import suppressionRoutes from './routes/suppressions.js';
+import webhookRoutes from './routes/webhooks.js';
 import type { Services } from './services/index.js';
 
 /** HTML bodies can be large; this bounds what one request may make us buffer. */
@@ -62,5 +63,6 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   await app.register(domainRoutes);
   await app.register(apiKeyRoutes);
   await app.register(suppressionRoutes);
+  await app.register(webhookRoutes);
   return app;
 }

@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
@@ -44,11 +45,14 @@ const EnvSchema = Type.Object({
   MAILROOM_HOSTNAME: Type.Optional(Type.String({ minLength: 1 })),
   SPF_INCLUDE: Type.Optional(Type.String({ minLength: 1 })),
   TRUST_PROXY: Type.Boolean({ default: false }),
+  MAILROOM_SECRET_KEY: Type.Optional(Type.String()),
+  WEBHOOK_ALLOW_PRIVATE: Type.Boolean({ default: false }),
+  WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: 30_000 }),
 });
 
 type Env = Static<typeof EnvSchema>;
 
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL', 'SMTP_URL']);
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'MAILROOM_SECRET_KEY']);
 
 export interface Config {
   host: string;
@@ -77,6 +81,19 @@ export interface Config {
   mailHostname: string;
   spfInclude: string | undefined;
   trustProxy: boolean;
+  /**
+   * MAILROOM_SECRET_KEY: encrypts webhook signing secrets at rest when set
+   * (webhooks/secret-box.ts). A KeyObject, so printing the config never shows it.
+   */
+  secretKey: KeyObject | undefined;
+  webhooks: WebhookSettings;
+}
+
+export interface WebhookSettings {
+  /** Whether webhook URLs may point to private, loopback, link-local and other non-public addresses (tests, closed networks). */
+  allowPrivate: boolean;
+  /** First wait before retrying a failed post; doubles per retry (three retries). */
+  retryBaseMs: number;
 }
 
 export interface WorkerSettings {
@@ -154,7 +171,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailHostname: parsed.MAILROOM_HOSTNAME ?? hostname(),
     spfInclude: parsed.SPF_INCLUDE,
     trustProxy: parsed.TRUST_PROXY,
+    secretKey: parseSecretKey(parsed.MAILROOM_SECRET_KEY),
+    webhooks: { allowPrivate: parsed.WEBHOOK_ALLOW_PRIVATE, retryBaseMs: parsed.WEBHOOK_RETRY_BASE_MS },
   };
+}
+
+/**
+ * MAILROOM_SECRET_KEY: 32 bytes as 64 hex digits or as base64 (standard or
+ * URL-safe, padded or not), e.g. `openssl rand -base64 32`. The value is
+ * never echoed.
+ */
+function parseSecretKey(value: string | undefined): KeyObject | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  let bytes: Buffer | undefined;
+  if (/^[0-9a-fA-F]{64}$/.test(text)) bytes = Buffer.from(text, 'hex');
+  else if (/^[A-Za-z0-9+/_-]{43}={0,1}$/.test(text)) bytes = Buffer.from(text, 'base64');
+  if (bytes?.length !== 32) {
+    throw new ConfigError('Invalid configuration: MAILROOM_SECRET_KEY must be 32 bytes, as 64 hex digits or base64 (openssl rand -base64 32)');
+  }
+  return createSecretKey(bytes);
 }
 
 function describe(name: string, schemaMessage: string): string {

@@ -8,6 +8,8 @@ import { createDeliveryWorker, type DeliveryWorker } from './delivery/delivery-w
 import { createProvider } from './delivery/providers.js';
 import { createThreadedMessageBuilder } from './delivery/threaded-message-builder.js';
 import { startInboundReceiver, type InboundReceiver } from './inbound/inbound-receiver.js';
+import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
+import { endpointPreparer } from './webhooks/webhook-endpoint.js';
 import { createInboundReportService } from './services/inbound-report-service.js';
 import { createAcceptedSendWriter } from './repositories/accepted-send-writer.js';
 import { createStore, type Store } from './repositories/index.js';
@@ -49,6 +51,8 @@ export interface Runtime {
   worker: DeliveryWorker | undefined;
   /** The inbound SMTP receiver, when asked for and INBOUND_SMTP_PORT is not 0. */
   inbound: InboundReceiver | undefined;
+  /** The webhook dispatcher, when asked for. */
+  webhooks: WebhookDispatcher | undefined;
   /** Once no request is in flight: stops the worker and the send writer, then closes the store (its pool) and Redis. */
   close(): Promise<void>;
 }
@@ -58,6 +62,8 @@ export interface RuntimeOptions {
   worker?: boolean;
   /** Run the inbound SMTP receiver in this process (serve: unless INBOUND_SMTP_PORT=0). */
   inbound?: boolean;
+  /** Run the webhook dispatcher in this process (where the delivery worker runs). */
+  webhooks?: boolean;
 }
 
 /** The log of everything but HTTP requests (Fastify keeps its own): the worker's, in `serve` and `worker`. */
@@ -85,6 +91,22 @@ export function startDeliveryWorker(store: Store, config: Config): DeliveryWorke
   };
 }
 
+/** How often an idle dispatcher looks for due webhook deliveries, at most: events should reach receivers within a fraction of a second. */
+export const WEBHOOK_POLL_MS = 250;
+
+/** The webhook dispatcher as `serve` and `worker` run it. */
+export function startWebhookDispatcher(store: Store, config: Config): WebhookDispatcher {
+  const dispatcher = createWebhookDispatcher({
+    store,
+    retryBaseMs: config.webhooks.retryBaseMs,
+    pollMs: Math.min(config.worker.pollMs, WEBHOOK_POLL_MS),
+    prepare: endpointPreparer(config),
+    logger: createLogger(config).child({ component: 'webhooks' }),
+  });
+  dispatcher.start();
+  return dispatcher;
+}
+
 /** What `serve` runs on, and what the tests call into. */
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const db = await openMigratedDatabase(config);
@@ -100,10 +122,12 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   // processes, and the batching writer on this thread suffices.
   const sendWriter = storeKindOf(config) === 'sqlite' ? createThreadedSendWriter(config.dataDir) : createAcceptedSendWriter(store);
   const worker = options.worker ? startDeliveryWorker(store, config) : undefined;
+  const webhooks = options.webhooks ? startWebhookDispatcher(store, config) : undefined;
   const inbound =
     options.inbound && config.inbound.port !== 0
       ? await startInboundReceiver(config.inbound, createInboundReportService(store).record, createLogger(config).child({ component: 'inbound' })).catch(
           async (error: unknown) => {
+            await webhooks?.stop();
             await worker?.stop();
             await db.destroy();
             redis?.disconnect();
@@ -124,9 +148,11 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     services,
     worker,
     inbound,
+    webhooks,
     async close() {
       await inbound?.close();
       await worker?.stop();
+      await webhooks?.stop();
       await sendWriter.close();
       await db.destroy();
       redis?.disconnect();
@@ -136,7 +162,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
 
 /** `mailroom serve`: the API on HOST:PORT until `close()`, which drains in-flight requests, then closes the store. */
 export async function startServer(config: Config): Promise<App> {
-  const runtime = await openRuntime(config, { worker: config.worker.enabled, inbound: true });
+  const runtime = await openRuntime(config, { worker: config.worker.enabled, webhooks: config.worker.enabled, inbound: true });
   try {
     const app = await buildApp({ config, services: runtime.services });
     app.addHook('onClose', () => runtime.close());
@@ -151,11 +177,14 @@ export async function startServer(config: Config): Promise<App> {
 /** `mailroom worker`: the delivery worker alone, until `stop()`, which lets it finish and closes the store. */
 export async function startWorker(config: Config): Promise<{ log: Logger; stop(): Promise<void> }> {
   const db = await openMigratedDatabase(config);
-  const worker = startDeliveryWorker(createStore(db), config);
+  const store = createStore(db);
+  const worker = startDeliveryWorker(store, config);
+  const webhooks = startWebhookDispatcher(store, config);
   return {
     log: createLogger(config),
     async stop() {
       await worker.stop();
+      await webhooks.stop();
       await db.destroy();
     },
   };

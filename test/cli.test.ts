@@ -91,6 +91,9 @@ describe('the mailroom command', () => {
     [{ DNS_SERVERS: '127.0.0.1:5353,dns.example' }, 'Invalid configuration: DNS_SERVERS must be a comma-separated list of ip or ip:port entries (got "dns.example")'],
     [{ DATABASE_POOL_SIZE: '0' }, 'Invalid configuration: DATABASE_POOL_SIZE must be an integer from 1 to 1000 (got "0")'],
     [{ DATABASE_STATEMENT_TIMEOUT_MS: '-1' }, 'Invalid configuration: DATABASE_STATEMENT_TIMEOUT_MS must be an integer of at least 0 (got "-1")'],
+    [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, 'Invalid configuration: WEBHOOK_ALLOW_PRIVATE must be true or false (got "maybe")'],
+    // A key is a secret: named, never echoed.
+    [{ MAILROOM_SECRET_KEY: 'hunter2hunter2' }, 'Invalid configuration: MAILROOM_SECRET_KEY must be 32 bytes, as 64 hex digits or base64 (openssl rand -base64 32)'],
     // URLs may carry passwords: the message names the variable, never the value.
     [{ DATABASE_URL: 'mysql://root:hunter2@db/mail' }, 'Invalid configuration: DATABASE_URL must be a postgres:// URL'],
     [{ REDIS_URL: 'memcached://:hunter2@cache' }, 'Invalid configuration: REDIS_URL must be a redis:// URL'],

@@ -10,6 +10,7 @@ import { createOutcomeRecorder } from './outcome-recorder.js';
 import type { Provider } from './provider.js';
 import { sandboxSigningDomain } from './sandbox-provider.js';
 import { buildInThread, type MessageBuilder } from './threaded-message-builder.js';
+import { createWakeablePause } from '../wakeable-pause.js';
 
 /** How long a stopping worker waits for hand-overs in flight before giving their jobs back anyway. */
 export const SHUTDOWN_GRACE_MS = 30_000;
@@ -66,30 +67,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let renewTimer: NodeJS.Timeout | undefined;
   // The last claim took all it asked for: more may be due, so claim again once `ready` runs low.
   let backlog = false;
-  let woken = false;
-  let interrupt: (() => void) | null = null;
 
   const leaseUntil = () => new Date(Date.now() + leaseMs).toISOString();
 
-  function wake(): void {
-    woken = true;
-    interrupt?.();
-  }
-
-  /** Waits `ms`, or less if woken; a wake that came while busy ends the next wait at once. */
-  async function pause(ms: number): Promise<void> {
-    if (!woken) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, ms);
-        interrupt = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      interrupt = null;
-    }
-    woken = false;
-  }
+  const { wake, pause } = createWakeablePause();
 
   function startReady(): void {
     while (running && handing.size < concurrency && ready.length > 0) run(ready.shift()!);

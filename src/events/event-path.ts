@@ -1,5 +1,6 @@
 import type { Repositories } from '../repositories/index.js';
 import { eventPayload, type MessageEvent } from './message-event.js';
+import { fanOutToWebhooks } from '../webhooks/webhook-fanout.js';
 import { suppressOnBounceOrComplaint } from './suppression-handler.js';
 
 /** Something that acts on events inside the transaction that records them (webhook fan-out, the suppression list, …). */
@@ -13,7 +14,7 @@ export type EventHandler = (repos: Repositories, events: MessageEvent[]) => Prom
  * rather than runtime subscriptions because the SQLite send writer runs on a
  * thread of its own and must publish exactly as the main thread does.
  */
-const HANDLERS: readonly EventHandler[] = [suppressOnBounceOrComplaint];
+const HANDLERS: readonly EventHandler[] = [suppressOnBounceOrComplaint, fanOutToWebhooks];
 
 /** Records `events` and runs every handler over them. Call inside a transaction, with its repositories. */
 export async function publishEvents(repos: Repositories, events: MessageEvent[]): Promise<void> {

@@ -9,6 +9,8 @@ import { createMessageEventsRepository } from './message-events-repository.js';
 import { createMessagesRepository } from './messages-repository.js';
 import { createSandboxMessagesRepository } from './sandbox-messages-repository.js';
 import { createSuppressionsRepository } from './suppressions-repository.js';
+import { createWebhooksRepository } from './webhooks-repository.js';
+import { createWebhookDeliveriesRepository } from './webhook-deliveries-repository.js';
 import { createWorkspacesRepository } from './workspaces-repository.js';
 
 function bind(db: Db) {
@@ -24,6 +26,8 @@ function bind(db: Db) {
     messages: createMessagesRepository(db),
     suppressions: createSuppressionsRepository(db),
     sandboxMessages: createSandboxMessagesRepository(db),
+    webhookDeliveries: createWebhookDeliveriesRepository(db),
+    webhooks: createWebhooksRepository(db),
   };
 }
 

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import { createAcceptedSendWriter } from '../repositories/accepted-send-writer.js';
 import type { AcceptedSendWriter } from '../repositories/accepted-sends.js';
 import type { Store } from '../repositories/index.js';
+import type { HostResolver } from '../webhooks/url-guard.js';
 import { createApiKeyService } from './api-key-service.js';
 import { createDnsVerifier } from './dns-verifier.js';
 import { createDomainService } from './domain-service.js';
@@ -10,6 +11,7 @@ import { createLogService } from './log-service.js';
 import { createMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { createSendService } from './send-service.js';
 import { createSuppressionService } from './suppression-service.js';
+import { createWebhookService } from './webhook-service.js';
 import { createWorkspaceService } from './workspace-service.js';
 
 export interface ServiceOptions {
@@ -20,6 +22,8 @@ export interface ServiceOptions {
   sendWriter?: AcceptedSendWriter;
   /** Hears of every send accepted with someone to deliver to, once it is durable. */
   onSendAccepted?: () => void;
+  /** How webhook hosts are resolved for the SSRF check; the system's resolver by default. */
+  resolveHost?: HostResolver;
 }
 
 export function createServices(store: Store, config: Config, options: ServiceOptions = {}) {
@@ -31,6 +35,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     logs: createLogService(store),
     send: createSendService(store, sendWriter, config, options.onSendAccepted),
     suppressions: createSuppressionService(store),
+    webhooks: createWebhookService(store, config, { resolveHost: options.resolveHost }),
     workspaces: createWorkspaceService(store),
     rateLimiter,
   };

@@ -35,6 +35,8 @@ export interface TestAppOptions {
   store?: StoreKind;
   /** Run the delivery worker in the app's process, as `serve` does. */
   worker?: boolean;
+  /** Run the webhook dispatcher in the app's process, as `serve` does. */
+  webhooks?: boolean;
 }
 
 /** The real app on a fresh store of its own (SQLite in a temp dir, or a new PostgreSQL database). */
@@ -42,7 +44,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   const fresh = options.shareStoreWith ? undefined : await freshStore(options.store);
   const storeEnv = options.shareStoreWith?.storeEnv ?? fresh!.env;
   const config = loadConfig({ ...storeEnv, LOG_LEVEL: 'silent', ...env });
-  const runtime = await openRuntime(config, { worker: options.worker ?? false });
+  const runtime = await openRuntime(config, { worker: options.worker ?? false, webhooks: options.webhooks ?? false });
   const { db, store, services } = runtime;
   const app = await buildApp({ config, services });
   await app.ready();

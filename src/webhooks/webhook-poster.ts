@@ -1,0 +1,60 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { pinnedLookup } from './url-guard.js';
+
+/** How much of a receiver's answer is kept with the attempt. */
+export const WEBHOOK_RESPONSE_BODY_LIMIT = 1024;
+
+export interface PostResult {
+  /** The HTTP status, or null when there was no answer (timeout, refused, reset). */
+  status: number | null;
+  /** At most WEBHOOK_RESPONSE_BODY_LIMIT bytes of the answer, as text. */
+  body: string | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/**
+ * POSTs `body` to `url`, connecting only to `addresses` (those the SSRF guard
+ * vetted for this attempt: a DNS answer that changed since cannot redirect the
+ * request to a private address), with a deadline for the whole exchange. Redirects are not
+ * followed (a 3xx is an answer like any other non-2xx), and the answer is read
+ * up to a bound, then the connection is dropped.
+ */
+export function postWebhook(url: URL, addresses: string[], headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostResult> {
+  const started = performance.now();
+  const target = url;
+  const lookup = pinnedLookup(addresses);
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<PostResult>((resolve) => {
+    let settled = false;
+    const finish = (result: Omit<PostResult, 'durationMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      resolve({ ...result, durationMs: Math.round(performance.now() - started) });
+    };
+    const req = send(target, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body).toString(), 'user-agent': 'Mailroom-Webhooks/1' }, lookup, agent: false });
+    const deadline = setTimeout(() => {
+      req.destroy();
+      finish({ status: null, body: null, error: `No answer within ${timeoutMs} ms` });
+    }, timeoutMs);
+    req.on('error', (error) => finish({ status: null, body: null, error: error.message }));
+    req.on('response', (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const done = () => finish({ status: res.statusCode ?? null, body: Buffer.concat(chunks).toString('utf8').slice(0, WEBHOOK_RESPONSE_BODY_LIMIT), error: null });
+      res.on('data', (chunk: Buffer) => {
+        if (size < WEBHOOK_RESPONSE_BODY_LIMIT) chunks.push(chunk.subarray(0, WEBHOOK_RESPONSE_BODY_LIMIT - size));
+        size += chunk.length;
+        if (size >= WEBHOOK_RESPONSE_BODY_LIMIT) {
+          done();
+          res.destroy();
+        }
+      });
+      res.on('end', done);
+      res.on('error', done);
+    });
+    req.end(body);
+  });
+}
