@@ -15,8 +15,12 @@ export const WEBHOOK_MAX_RETRIES = 3;
 export const WEBHOOK_CONCURRENCY = 32;
 /** …and per endpoint, so a slow endpoint cannot take every slot from the others. */
 export const WEBHOOK_CONCURRENCY_PER_ENDPOINT = 8;
-/** A claimed delivery is this dispatcher's for this long (a post takes WEBHOOK_TIMEOUT_MS at most). */
-export const WEBHOOK_LEASE_MS = 60_000;
+/**
+ * A claimed delivery is this dispatcher's for this long: a post ends within
+ * WEBHOOK_TIMEOUT_MS, so no renewal is needed, and the deliveries of a
+ * dispatcher that died are posted by another soon after.
+ */
+export const WEBHOOK_LEASE_MS = WEBHOOK_TIMEOUT_MS + 5_000;
 
 /**
  * The wait before retry number `retry` (1 for the first): the base doubled
