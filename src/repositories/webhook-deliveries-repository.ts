@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { storeKindOfDb, type Db } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from '../db/schema.js';
 import { bulkInsert } from './bulk-insert.js';
 
@@ -13,11 +13,11 @@ const insertDeliveries = bulkInsert('webhook_deliveries', [
 
 /**
  * The webhook delivery queue: one row per event per subscribed endpoint,
- * claimed with a lease like delivery jobs (FOR UPDATE SKIP LOCKED on
- * PostgreSQL), every later change naming the owner.
+ * claimed with a lease (picked from the due ones, then leased by a
+ * conditional update, so each endpoint's share can be chosen), every later
+ * change naming the owner.
  */
 export function createWebhookDeliveriesRepository(db: Db) {
-  const skipLocked = storeKindOfDb(db) === 'postgres';
   return {
     /** The endpoints of these workspaces, with the event types each receives: what an event fans out to. */
     async subscribedEndpoints(workspaceIds: string[]): Promise<Pick<WebhooksTable, 'id' | 'workspace_id' | 'events'>[]> {
@@ -29,22 +29,32 @@ export function createWebhookDeliveriesRepository(db: Db) {
       await insertDeliveries(db, rows);
     },
 
-    /** Leases up to `limit` due deliveries, oldest first, none of the endpoints in `skipWebhooks` (those already busy). */
-    async claim(owner: string, now: string, leaseUntil: string, limit: number, skipWebhooks: string[] = []): Promise<WebhookDelivery[]> {
+    /** Due, unleased deliveries, oldest first (id and endpoint only): what a dispatcher may claim, before it picks. */
+    async due(now: string, limit: number, skipWebhooks: string[] = []): Promise<Pick<WebhookDelivery, 'id' | 'webhook_id'>[]> {
+      let query = db
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'webhook_id'])
+        .where('state', '=', 'pending')
+        .where('available_at', '<=', now)
+        .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', now)]));
+      if (skipWebhooks.length > 0) query = query.where('webhook_id', 'not in', skipWebhooks);
+      return query.orderBy('available_at').orderBy('id').limit(limit).execute();
+    },
+
+    /**
+     * Leases the given deliveries that are still due and unleased, counting the
+     * attempt, in one statement: a concurrent dispatcher that picked the same
+     * ones gets only those it leased first (the WHERE is judged again on the
+     * locked row), so no delivery is held by two.
+     */
+    async claim(ids: string[], owner: string, now: string, leaseUntil: string): Promise<WebhookDelivery[]> {
+      if (ids.length === 0) return [];
       const claimed = await db
         .updateTable('webhook_deliveries')
         .set((eb) => ({ lease_owner: owner, lease_expires_at: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
-        .where('id', 'in', (eb) => {
-          let due = eb
-            .selectFrom('webhook_deliveries')
-            .select('id')
-            .where('state', '=', 'pending')
-            .where('available_at', '<=', now)
-            .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', now)]));
-          if (skipWebhooks.length > 0) due = due.where('webhook_id', 'not in', skipWebhooks);
-          due = due.orderBy('available_at').orderBy('id').limit(limit);
-          return skipLocked ? due.forUpdate().skipLocked() : due;
-        })
+        .where('id', 'in', ids)
+        .where('state', '=', 'pending')
+        .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', now)]))
         .returningAll()
         .execute();
       return claimed.sort((a, b) => a.available_at.localeCompare(b.available_at) || a.id.localeCompare(b.id));
@@ -81,17 +91,6 @@ export function createWebhookDeliveriesRepository(db: Db) {
         .where('lease_owner', '=', owner)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
-    },
-
-    /** Gives back deliveries the owner claimed but did not post, uncounting the attempt the claim counted. */
-    async unclaim(ids: string[], owner: string, now: string): Promise<void> {
-      if (ids.length === 0) return;
-      await db
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({ lease_owner: null, lease_expires_at: null, attempts: eb('attempts', '-', 1), updated_at: now }))
-        .where('id', 'in', ids)
-        .where('lease_owner', '=', owner)
-        .execute();
     },
 
     /** Gives back every pending delivery the owner holds, due at once. */

@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { newId } from '../ids.js';
 import type { Store } from '../repositories/index.js';
 import type { WebhookDelivery } from '../repositories/webhook-deliveries-repository.js';
-import { postWebhook, type PostResult } from './webhook-poster.js';
+import { postWebhook, WEBHOOK_SOCKETS_PER_RECEIVER, type PostResult } from './webhook-poster.js';
+import { createBatchQueue } from '../repositories/batch-queue.js';
 import { createWakeablePause } from '../wakeable-pause.js';
 
 /** Longest a receiver may take to answer one post. */
@@ -12,9 +13,11 @@ export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** Retries after the first attempt (SPEC.md §6.3): four attempts in all. */
 export const WEBHOOK_MAX_RETRIES = 3;
 /** Posts in flight per process… */
-export const WEBHOOK_CONCURRENCY = 32;
+export const WEBHOOK_CONCURRENCY = 64;
 /** …and per endpoint, so a slow endpoint cannot take every slot from the others. */
-export const WEBHOOK_CONCURRENCY_PER_ENDPOINT = 8;
+export const WEBHOOK_CONCURRENCY_PER_ENDPOINT = WEBHOOK_SOCKETS_PER_RECEIVER;
+/** How long a finished post's outcome waits for others to share its transaction. */
+export const RECORD_LINGER_MS = 10;
 /**
  * A claimed delivery is this dispatcher's for this long: a post ends within
  * WEBHOOK_TIMEOUT_MS, so no renewal is needed, and the deliveries of a
@@ -67,90 +70,138 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const { store, retryBaseMs, pollMs, logger, prepare, timeoutMs = WEBHOOK_TIMEOUT_MS, random = Math.random } = options;
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}:webhooks`;
   const inFlight = new Map<string, Promise<void>>();
+  const recording = new Map<string, Promise<void>>();
   const perEndpoint = new Map<string, number>();
   let running = false;
+  // The last claim found work: more may be due once posts in flight make room.
+  let backlog = false;
   let loopDone: Promise<void> = Promise.resolve();
 
   const { wake, pause } = createWakeablePause();
 
-  async function attempt(delivery: WebhookDelivery): Promise<void> {
-    const attemptNumber = Number(delivery.attempts);
-    const endpoint = await store.webhookDeliveries.endpointOf(delivery.webhook_id);
-    let result: PostResult;
-    if (!endpoint) {
-      result = { status: null, body: null, error: 'The webhook was deleted', durationMs: 0 };
-    } else {
-      try {
-        const prepared = await prepare(endpoint);
-        const headers = prepared.headers(delivery.id, Math.floor(Date.now() / 1000), delivery.payload);
-        result = await postWebhook(prepared.url, prepared.addresses, headers, delivery.payload, timeoutMs);
-      } catch (error) {
-        result = { status: null, body: null, error: (error as Error).message, durationMs: 0 };
-      }
-    }
-    const now = new Date().toISOString();
-    const ok = result.status !== null && result.status >= 200 && result.status < 300;
-    const retriesLeft = endpoint !== undefined && attemptNumber <= WEBHOOK_MAX_RETRIES;
-    await store.transaction(async (repos) => {
-      await repos.webhookDeliveries.recordAttempt({
-        id: newId('wha'),
-        delivery_id: delivery.id,
-        attempt: attemptNumber,
-        status_code: result.status,
-        response_body: result.body,
-        error: result.error,
-        duration_ms: result.durationMs,
-        created_at: now,
-      });
-      const lastError = ok ? null : (result.error ?? `HTTP ${result.status}`);
-      await repos.webhookDeliveries.settle(
-        delivery.id,
-        owner,
-        ok
-          ? { state: 'delivered', lastStatus: result.status, lastError }
-          : retriesLeft
-            ? { state: 'pending', availableAt: new Date(Date.parse(now) + webhookRetryDelayMs(attemptNumber, retryBaseMs, random)).toISOString(), lastStatus: result.status, lastError }
-            : { state: 'failed', lastStatus: result.status, lastError },
-        now,
-      );
-    });
+  interface Outcome {
+    delivery: WebhookDelivery;
+    result: PostResult;
+    /** False when the endpoint is gone: no retry can help. */
+    retryable: boolean;
   }
 
-  function run(delivery: WebhookDelivery): void {
+  function settlement(outcome: Outcome, now: string) {
+    const { delivery, result, retryable } = outcome;
+    const attemptNumber = Number(delivery.attempts);
+    const ok = result.status !== null && result.status >= 200 && result.status < 300;
+    const lastError = ok ? null : (result.error ?? `HTTP ${result.status}`);
+    if (ok) return { state: 'delivered' as const, lastStatus: result.status, lastError };
+    if (retryable && attemptNumber <= WEBHOOK_MAX_RETRIES) {
+      const availableAt = new Date(Date.parse(now) + webhookRetryDelayMs(attemptNumber, retryBaseMs, random)).toISOString();
+      return { state: 'pending' as const, availableAt, lastStatus: result.status, lastError };
+    }
+    return { state: 'failed' as const, lastStatus: result.status, lastError };
+  }
+
+  // Every attempt, and what it settles, written in batches: posts finish one by one, and a
+  // transaction (on SQLite an fsync) per post would cap the rate well below what receivers take.
+  const record = createBatchQueue<{ outcome: Outcome; resolve(): void; reject(error: unknown): void }>(
+    async (batch) => {
+      const now = new Date().toISOString();
+      const write = (items: typeof batch) =>
+        store.transaction(async (repos) => {
+          for (const { outcome } of items) {
+            const { delivery, result } = outcome;
+            await repos.webhookDeliveries.recordAttempt({
+              id: newId('wha'), delivery_id: delivery.id, attempt: Number(delivery.attempts), status_code: result.status,
+              response_body: result.body, error: result.error, duration_ms: result.durationMs, created_at: now,
+            });
+            await repos.webhookDeliveries.settle(delivery.id, owner, settlement(outcome, now), now);
+          }
+        });
+      try {
+        await write(batch);
+        for (const item of batch) item.resolve();
+      } catch {
+        for (const item of batch) await write([item]).then(item.resolve, item.reject);
+      }
+    },
+    (error, batch) => batch.forEach((item) => item.reject(error)),
+    { lingerMs: RECORD_LINGER_MS, maxBatch: 64 },
+  );
+
+  async function attempt(delivery: WebhookDelivery, prepared: Promise<PreparedEndpoint | Error | undefined>): Promise<Outcome> {
+    const endpoint = await prepared;
+    if (endpoint === undefined) return { delivery, result: { status: null, body: null, error: 'The webhook was deleted', durationMs: 0 }, retryable: false };
+    if (endpoint instanceof Error) return { delivery, result: { status: null, body: null, error: endpoint.message, durationMs: 0 }, retryable: true };
+    const headers = endpoint.headers(delivery.id, Math.floor(Date.now() / 1000), delivery.payload);
+    return { delivery, result: await postWebhook(endpoint.url, endpoint.addresses, headers, delivery.payload, timeoutMs), retryable: true };
+  }
+
+  function run(delivery: WebhookDelivery, prepared: Promise<PreparedEndpoint | Error | undefined>): void {
     perEndpoint.set(delivery.webhook_id, (perEndpoint.get(delivery.webhook_id) ?? 0) + 1);
-    const done = attempt(delivery)
-      .catch((error: unknown) => logger.error({ err: error, deliveryId: delivery.id }, 'could not record a webhook attempt; retried once the lease expires'))
-      .finally(() => {
+    // The slot is free once the post ends; the delivery stays leased until its outcome is written.
+    const posted = attempt(delivery, prepared).then((outcome) => {
+      const written = new Promise<void>((resolve, reject) => record({ outcome, resolve, reject }))
+        .catch((error: unknown) => logger.error({ err: error, deliveryId: delivery.id }, 'could not record a webhook attempt; retried once the lease expires'))
+        .finally(() => recording.delete(delivery.id));
+      recording.set(delivery.id, written);
+    });
+    inFlight.set(
+      delivery.id,
+      posted.finally(() => {
         inFlight.delete(delivery.id);
         const left = (perEndpoint.get(delivery.webhook_id) ?? 1) - 1;
         if (left === 0) perEndpoint.delete(delivery.webhook_id);
         else perEndpoint.set(delivery.webhook_id, left);
-        wake();
-      });
-    inFlight.set(delivery.id, done);
+        // Claim again when half the room has come free, not after every post: claims come in batches.
+        if (backlog && (left === WEBHOOK_CONCURRENCY_PER_ENDPOINT / 2 || inFlight.size === WEBHOOK_CONCURRENCY / 2 || inFlight.size === 0)) wake();
+      }),
+    );
+  }
+
+  /** Each endpoint of a claim, read and readied once (its URL vetted again, its secret opened): undefined when deleted, an Error when it may not be posted to. */
+  function prepareEndpoints(deliveries: WebhookDelivery[]): Map<string, Promise<PreparedEndpoint | Error | undefined>> {
+    const prepared = new Map<string, Promise<PreparedEndpoint | Error | undefined>>();
+    for (const { webhook_id: id } of deliveries) {
+      if (prepared.has(id)) continue;
+      prepared.set(
+        id,
+        store.webhookDeliveries.endpointOf(id).then(
+          (endpoint) => (endpoint ? prepare(endpoint).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))) : undefined),
+          (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+        ),
+      );
+    }
+    return prepared;
+  }
+
+  /** Of the due deliveries, those this dispatcher has room for: WEBHOOK_CONCURRENCY in all, WEBHOOK_CONCURRENCY_PER_ENDPOINT each. */
+  async function claimWithRoom(): Promise<WebhookDelivery[]> {
+    const free = WEBHOOK_CONCURRENCY - inFlight.size;
+    if (free <= 0) return [];
+    const busy = [...perEndpoint].filter(([, n]) => n >= WEBHOOK_CONCURRENCY_PER_ENDPOINT).map(([id]) => id);
+    const now = new Date();
+    const candidates = await store.webhookDeliveries.due(now.toISOString(), 2 * WEBHOOK_CONCURRENCY, busy);
+    const room = new Map<string, number>();
+    const picked: string[] = [];
+    for (const { id, webhook_id: endpoint } of candidates) {
+      const left = room.get(endpoint) ?? WEBHOOK_CONCURRENCY_PER_ENDPOINT - (perEndpoint.get(endpoint) ?? 0);
+      if (left <= 0 || picked.length >= free) continue;
+      room.set(endpoint, left - 1);
+      picked.push(id);
+    }
+    return store.webhookDeliveries.claim(picked, owner, now.toISOString(), new Date(now.getTime() + WEBHOOK_LEASE_MS).toISOString());
   }
 
   async function loop(): Promise<void> {
     while (running) {
-      const free = WEBHOOK_CONCURRENCY - inFlight.size;
       let claimed: WebhookDelivery[] = [];
-      if (free > 0) {
-        const busy = [...perEndpoint].filter(([, n]) => n >= WEBHOOK_CONCURRENCY_PER_ENDPOINT).map(([id]) => id);
-        try {
-          const now = new Date();
-          claimed = await store.webhookDeliveries.claim(owner, now.toISOString(), new Date(now.getTime() + WEBHOOK_LEASE_MS).toISOString(), free, busy);
-        } catch (error) {
-          logger.error({ err: error }, 'could not claim webhook deliveries; trying again at the next poll');
-        }
-        // An endpoint may get more than its share from one claim: the excess is given back, due at once.
-        const excess: string[] = [];
-        for (const delivery of claimed) {
-          if ((perEndpoint.get(delivery.webhook_id) ?? 0) < WEBHOOK_CONCURRENCY_PER_ENDPOINT) run(delivery);
-          else excess.push(delivery.id);
-        }
-        if (excess.length > 0) await store.webhookDeliveries.unclaim(excess, owner, new Date().toISOString()).catch(() => undefined);
+      try {
+        claimed = await claimWithRoom();
+      } catch (error) {
+        logger.error({ err: error }, 'could not claim webhook deliveries; trying again at the next poll');
       }
-      if (running && claimed.length > 0 && claimed.length === free) continue;
+      const prepared = prepareEndpoints(claimed);
+      for (const delivery of claimed) run(delivery, prepared.get(delivery.webhook_id)!);
+      // More may be due: look again once posts in flight make room (a finished post wakes the loop).
+      backlog = claimed.length > 0;
       await pause(pollMs);
     }
   }
@@ -167,7 +218,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       running = false;
       wake();
       await loopDone;
-      await Promise.allSettled(inFlight.values());
+      while (inFlight.size + recording.size > 0) await Promise.allSettled([...inFlight.values(), ...recording.values()]);
       await store.webhookDeliveries.releaseAll(owner, new Date().toISOString());
     },
   };

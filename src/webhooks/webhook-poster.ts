@@ -1,9 +1,16 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { pinnedLookup } from './url-guard.js';
 
 /** How much of a receiver's answer is kept with the attempt. */
 export const WEBHOOK_RESPONSE_BODY_LIMIT = 1024;
+
+/** Connections kept open per receiver (host and port), so a burst does not pay a handshake per post. */
+export const WEBHOOK_SOCKETS_PER_RECEIVER = 16;
+const agents = {
+  http: new HttpAgent({ keepAlive: true, maxSockets: WEBHOOK_SOCKETS_PER_RECEIVER }),
+  https: new HttpsAgent({ keepAlive: true, maxSockets: WEBHOOK_SOCKETS_PER_RECEIVER }),
+};
 
 export interface PostResult {
   /** The HTTP status, or null when there was no answer (timeout, refused, reset). */
@@ -25,7 +32,8 @@ export function postWebhook(url: URL, addresses: string[], headers: Record<strin
   const started = performance.now();
   const target = url;
   const lookup = pinnedLookup(addresses);
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const https = target.protocol === 'https:';
+  const send = https ? httpsRequest : httpRequest;
   return new Promise<PostResult>((resolve) => {
     let settled = false;
     const finish = (result: Omit<PostResult, 'durationMs'>) => {
@@ -34,7 +42,9 @@ export function postWebhook(url: URL, addresses: string[], headers: Record<strin
       clearTimeout(deadline);
       resolve({ ...result, durationMs: Math.round(performance.now() - started) });
     };
-    const req = send(target, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body).toString(), 'user-agent': 'Mailroom-Webhooks/1' }, lookup, agent: false });
+    // A kept-alive connection was opened to a vetted address too: `lookup` is asked whenever a new one is made.
+    const agent = https ? agents.https : agents.http;
+    const req = send(target, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body).toString(), 'user-agent': 'Mailroom-Webhooks/1' }, lookup, agent });
     const deadline = setTimeout(() => {
       req.destroy();
       finish({ status: null, body: null, error: `No answer within ${timeoutMs} ms` });
