@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { SIMULATOR_DOMAIN } from '../src/delivery/sandbox-provider.js';
 import { nowIso } from '../src/ids.js';
-import { WEBHOOK_CONCURRENCY_PER_ENDPOINT } from '../src/webhooks/webhook-dispatcher.js';
+import { createWebhookDispatcher, WEBHOOK_CONCURRENCY_PER_ENDPOINT } from '../src/webhooks/webhook-dispatcher.js';
+import { endpointPreparer } from '../src/webhooks/webhook-endpoint.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 import { waitFor } from './helpers/wait-for.js';
 import { startWebhookReceiver, type ReceivedHook, type WebhookReceiver } from './helpers/webhook-receiver.js';
@@ -114,6 +115,54 @@ describe('webhook delivery to a real HTTP receiver', () => {
     assert.ok(slow.receiver.received.length <= WEBHOOK_CONCURRENCY_PER_ENDPOINT, `the hanging endpoint holds at most ${WEBHOOK_CONCURRENCY_PER_ENDPOINT} posts at once`);
     release();
     await waitFor(() => slow.receiver.received.length >= 20, 'the hanging endpoint catching up once it answers');
+  });
+});
+
+describe('webhook safety at delivery time', () => {
+  it('does not follow a redirect, and does not post to a name that now resolves to a private address', async () => {
+    const t = await createTestApp({ ...ENV, WEBHOOK_RETRY_BASE_MS: '60000' });
+    const redirecting = await startWebhookReceiver(() => 302);
+    const target = await startWebhookReceiver();
+    try {
+      const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+      const now = nowIso();
+      // Stored as the API would have stored them; `rebinding.example` passed the check at creation.
+      for (const [id, url] of [['wh_redirect', redirecting.url], ['wh_rebinding', `http://rebinding.example:${target.port}/hooks`]]) {
+        await t.store.webhooks.insert({ id: id!, workspace_id: t.workspaceId, url: url!, events: JSON.stringify(['suppressed']), secret, created_at: now, updated_at: now });
+      }
+      await t.store.suppressions.add({ workspace_id: t.workspaceId, email: 'safety@example.com', reason: 'manual', source_message_id: null, created_at: now });
+      await t.call('POST', '/v1/send', { body: sendBody({ to: ['safety@example.com'] }) });
+
+      // The switch is off now, and the name resolves to loopback: DNS rebinding.
+      const config = { ...t.config, webhooks: { ...t.config.webhooks, allowPrivate: false } };
+      const resolveHost = async () => ['127.0.0.1'];
+      const prepare = endpointPreparer(config, resolveHost);
+      const dispatcher = createWebhookDispatcher({
+        store: t.store, retryBaseMs: 60_000, pollMs: 20, logger: { info() {}, warn() {}, error() {} },
+        // The redirecting receiver is on loopback too: let it through, so the redirect itself is what is tested.
+        prepare: (endpoint) => (endpoint.id === 'wh_redirect' ? endpointPreparer(t.config)(endpoint) : prepare(endpoint)),
+      });
+      dispatcher.start();
+      try {
+        const attempts = async (webhookId: string) => {
+          const rows = await t.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', webhookId).execute();
+          return rows.length ? t.store.webhookDeliveries.listAttempts(rows[0]!.id) : [];
+        };
+        const [redirect] = await waitFor(async () => { const a = await attempts('wh_redirect'); return a.length ? a : undefined; }, 'the attempt at the redirecting endpoint');
+        assert.equal(redirect!.status_code, 302, 'a 3xx is an answer like any other non-2xx');
+        assert.equal(redirecting.received.length, 1);
+        const [refused] = await waitFor(async () => { const a = await attempts('wh_rebinding'); return a.length ? a : undefined; }, 'the attempt at the rebinding endpoint');
+        assert.equal(refused!.status_code, null);
+        assert.match(refused!.error!, /127\.0\.0\.1/);
+        assert.equal(target.received.length, 0, 'nothing was posted to the private address');
+      } finally {
+        await dispatcher.stop();
+      }
+    } finally {
+      await t.close();
+      await redirecting.close();
+      await target.close();
+    }
   });
 });
 
