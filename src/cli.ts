@@ -121,7 +121,10 @@ function stopOnSignal(stop: (signal: string) => Promise<unknown>): number {
   const onSignal = (signal: string) => {
     stop(signal).then(
       () => process.exit(0),
-      () => process.exit(1),
+      (error: unknown) => {
+        process.stderr.write(`mailroom: could not stop cleanly: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exit(1);
+      },
     );
   };
   process.once('SIGTERM', onSignal);

@@ -129,6 +129,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
           async (error: unknown) => {
             await webhooks?.stop();
             await worker?.stop();
+            await sendWriter.close();
             await db.destroy();
             redis?.disconnect();
             throw error;
@@ -151,8 +152,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     webhooks,
     async close() {
       await inbound?.close();
-      await worker?.stop();
-      await webhooks?.stop();
+      // Both wait for work in flight (each within its own bound): side by side, not one after the other.
+      await Promise.all([worker?.stop(), webhooks?.stop()]);
       await sendWriter.close();
       await db.destroy();
       redis?.disconnect();
@@ -183,8 +184,7 @@ export async function startWorker(config: Config): Promise<{ log: Logger; stop()
   return {
     log: createLogger(config),
     async stop() {
-      await worker.stop();
-      await webhooks.stop();
+      await Promise.all([worker.stop(), webhooks.stop()]);
       await db.destroy();
     },
   };

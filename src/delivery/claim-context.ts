@@ -36,15 +36,19 @@ export async function loadClaimContext(store: Store, config: Pick<Config, 'provi
   }
 
   const addressesOf = new Map<string, Set<string>>();
-  const senders = new Map<string, Promise<SenderDomainCheck>>();
   const senderKey = (m: MessagesTable) => `${m.workspace_id}\0${domainOf(m.from_address)}`;
+  const senderOf = new Map<string, MessagesTable>();
   for (const message of messages.values()) {
     const addresses = addressesOf.get(message.workspace_id) ?? new Set<string>();
     for (const entry of entriesOf.get(message.id) ?? []) if (entry.status === 'sent') addresses.add(normalizeAddress(entry.recipient));
     addressesOf.set(message.workspace_id, addresses);
-    const key = senderKey(message);
-    if (!senders.has(key)) senders.set(key, checkSenderDomain(store.domains, config, message.workspace_id, domainOf(message.from_address)));
+    senderOf.set(senderKey(message), message);
   }
+  // All at once, and all awaited together: a failing lookup rejects this call, never floats unawaited.
+  const checks = await Promise.all(
+    [...senderOf].map(async ([key, m]) => [key, await checkSenderDomain(store.domains, config, m.workspace_id, domainOf(m.from_address))] as const),
+  );
+  const senders = new Map(checks);
   const suppressedIn = new Map<string, Map<string, string>>();
   for (const [workspaceId, addresses] of addressesOf) suppressedIn.set(workspaceId, await store.suppressions.findSuppressed(workspaceId, [...addresses]));
 
@@ -55,7 +59,7 @@ export async function loadClaimContext(store: Store, config: Pick<Config, 'provi
       message,
       entries: entriesOf.get(job.message_id) ?? [],
       suppressed: (message && suppressedIn.get(message.workspace_id)) ?? new Map(),
-      sender: message ? await senders.get(senderKey(message)) : undefined,
+      sender: message ? senders.get(senderKey(message)) : undefined,
     });
   }
   return contexts;

@@ -112,8 +112,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           const contexts = await loadClaimContext(store, config, claimed);
           ready.push(...claimed.map((job) => ({ job, context: contexts.get(job.id)! })));
         } catch (error) {
-          // Jobs claimed but not read stay leased to no one running them: taken over once the lease runs out.
           logger.error({ err: error }, 'could not claim delivery jobs; trying again at the next poll');
+          // Claimed but not read: given back uncounted (or, if even that fails, taken over once the lease runs out).
+          const ids = claimed.map((j) => j.id);
+          claimed = [];
+          await store.deliveryJobs.unclaim(ids, owner, new Date().toISOString()).catch(() => undefined);
         }
         backlog = claimed.length === room;
         startReady();
@@ -160,14 +163,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       running = false;
       wake();
       await loopDone;
-      // Claimed ahead but never started: given back without counting an attempt.
-      const unstarted = ready.splice(0).map((r) => r.job.id);
+      // Claimed ahead but never started: given back at once, without counting an attempt.
+      const returned = await store.deliveryJobs.unclaim(ready.splice(0).map((r) => r.job.id), owner, new Date().toISOString());
       const finished = await settle();
       clearInterval(renewTimer);
       if (finished === 'timeout') logger.warn({ inFlight: handing.size + recording.size }, 'hand-overs still in flight at shutdown; giving their jobs back');
-      const now = new Date().toISOString();
-      const returned = await store.deliveryJobs.unclaim(unstarted, owner, now);
-      const released = await store.deliveryJobs.releaseAll(owner, now);
+      const released = await store.deliveryJobs.releaseAll(owner, new Date().toISOString());
       logger.info({ owner, released: returned + released }, 'delivery worker stopped');
     },
   };

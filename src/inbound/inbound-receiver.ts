@@ -59,9 +59,14 @@ export async function startInboundReceiver(
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let bytes = 0;
+      // Past the limit the rest is read and dropped (smtp-server only flags it): a sender cannot fill memory.
+      stream.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes <= INBOUND_MAX_MESSAGE_BYTES) chunks.push(chunk);
+      });
       stream.on('end', () => {
-        if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded) {
+        if (bytes > INBOUND_MAX_MESSAGE_BYTES || (stream as unknown as { sizeExceeded?: boolean }).sizeExceeded) {
           return callback(reply(552, `5.3.4 Message too big (at most ${INBOUND_MAX_MESSAGE_BYTES} bytes)`));
         }
         const rcptTo = session.envelope.rcptTo.map((r) => r.address);

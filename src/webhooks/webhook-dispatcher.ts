@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { newId } from '../ids.js';
 import type { Store } from '../repositories/index.js';
 import type { WebhookDelivery } from '../repositories/webhook-deliveries-repository.js';
-import { postWebhook, WEBHOOK_SOCKETS_PER_RECEIVER, type PostResult } from './webhook-poster.js';
+import { WEBHOOK_RESOLVE_TIMEOUT_MS } from './url-guard.js';
+import { postWebhook, WEBHOOK_SOCKETS_PER_ENDPOINT, type PostResult } from './webhook-poster.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
 import { createWakeablePause } from '../wakeable-pause.js';
 
@@ -15,15 +16,16 @@ export const WEBHOOK_MAX_RETRIES = 3;
 /** Posts in flight per process… */
 export const WEBHOOK_CONCURRENCY = 64;
 /** …and per endpoint, so a slow endpoint cannot take every slot from the others. */
-export const WEBHOOK_CONCURRENCY_PER_ENDPOINT = WEBHOOK_SOCKETS_PER_RECEIVER;
+export const WEBHOOK_CONCURRENCY_PER_ENDPOINT = WEBHOOK_SOCKETS_PER_ENDPOINT;
 /** How long a finished post's outcome waits for others to share its transaction. */
 export const RECORD_LINGER_MS = 10;
 /**
- * A claimed delivery is this dispatcher's for this long: a post ends within
- * WEBHOOK_TIMEOUT_MS, so no renewal is needed, and the deliveries of a
- * dispatcher that died are posted by another soon after.
+ * A claimed delivery is this dispatcher's for this long: twice what an
+ * attempt may take (the DNS check, then the post's deadline), so no renewal is
+ * needed, and the deliveries of a dispatcher that died are posted by another
+ * within half a minute.
  */
-export const WEBHOOK_LEASE_MS = WEBHOOK_TIMEOUT_MS + 5_000;
+export const WEBHOOK_LEASE_MS = 2 * (WEBHOOK_RESOLVE_TIMEOUT_MS + WEBHOOK_TIMEOUT_MS);
 
 /**
  * The wait before retry number `retry` (1 for the first): the base doubled
@@ -112,7 +114,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
               id: newId('wha'), delivery_id: delivery.id, attempt: Number(delivery.attempts), status_code: result.status,
               response_body: result.body, error: result.error, duration_ms: result.durationMs, created_at: now,
             });
-            await repos.webhookDeliveries.settle(delivery.id, owner, settlement(outcome, now), now);
+            if (!(await repos.webhookDeliveries.settle(delivery.id, owner, settlement(outcome, now), now))) {
+              // Its lease ran out (or a replay cleared it): another attempt may follow; the attempt above stays on record.
+              logger.warn({ deliveryId: delivery.id }, 'webhook delivery was no longer leased when its outcome was written');
+            }
           }
         });
       try {
@@ -131,7 +136,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     if (endpoint === undefined) return { delivery, result: { status: null, body: null, error: 'The webhook was deleted', durationMs: 0 }, retryable: false };
     if (endpoint instanceof Error) return { delivery, result: { status: null, body: null, error: endpoint.message, durationMs: 0 }, retryable: true };
     const headers = endpoint.headers(delivery.id, Math.floor(Date.now() / 1000), delivery.payload);
-    return { delivery, result: await postWebhook(endpoint.url, endpoint.addresses, headers, delivery.payload, timeoutMs), retryable: true };
+    return { delivery, result: await postWebhook(delivery.webhook_id, endpoint.url, endpoint.addresses, headers, delivery.payload, timeoutMs), retryable: true };
   }
 
   function run(delivery: WebhookDelivery, prepared: Promise<PreparedEndpoint | Error | undefined>): void {

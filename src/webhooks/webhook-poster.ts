@@ -5,12 +5,34 @@ import { pinnedLookup } from './url-guard.js';
 /** How much of a receiver's answer is kept with the attempt. */
 export const WEBHOOK_RESPONSE_BODY_LIMIT = 1024;
 
-/** Connections kept open per receiver (host and port), so a burst does not pay a handshake per post. */
-export const WEBHOOK_SOCKETS_PER_RECEIVER = 16;
-const agents = {
-  http: new HttpAgent({ keepAlive: true, maxSockets: WEBHOOK_SOCKETS_PER_RECEIVER }),
-  https: new HttpsAgent({ keepAlive: true, maxSockets: WEBHOOK_SOCKETS_PER_RECEIVER }),
-};
+/** Connections kept open per endpoint, so a burst does not pay a handshake per post. */
+export const WEBHOOK_SOCKETS_PER_ENDPOINT = 16;
+/** Endpoints whose connections are kept; the least recently used are closed beyond this. */
+const KEPT_AGENTS = 256;
+const agents = new Map<string, HttpAgent>();
+
+/**
+ * The keep-alive agent of one endpoint. One per endpoint, not one per host:
+ * endpoints sharing a host (a relay service, several workspaces) must not
+ * queue behind each other's sockets, where their deadline would run out.
+ */
+function agentFor(endpointId: string, https: boolean): HttpAgent {
+  const key = `${endpointId}\0${https}`;
+  let agent = agents.get(key);
+  if (agent) {
+    agents.delete(key); // re-inserted below: most recently used last
+  } else {
+    const options = { keepAlive: true, maxSockets: WEBHOOK_SOCKETS_PER_ENDPOINT };
+    agent = https ? new HttpsAgent(options) : new HttpAgent(options);
+  }
+  agents.set(key, agent);
+  if (agents.size > KEPT_AGENTS) {
+    const [oldest, evicted] = agents.entries().next().value!;
+    agents.delete(oldest);
+    evicted.destroy();
+  }
+  return agent;
+}
 
 export interface PostResult {
   /** The HTTP status, or null when there was no answer (timeout, refused, reset). */
@@ -28,7 +50,7 @@ export interface PostResult {
  * followed (a 3xx is an answer like any other non-2xx), and the answer is read
  * up to a bound, then the connection is dropped.
  */
-export function postWebhook(url: URL, addresses: string[], headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostResult> {
+export function postWebhook(endpointId: string, url: URL, addresses: string[], headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostResult> {
   const started = performance.now();
   const target = url;
   const lookup = pinnedLookup(addresses);
@@ -43,7 +65,7 @@ export function postWebhook(url: URL, addresses: string[], headers: Record<strin
       resolve({ ...result, durationMs: Math.round(performance.now() - started) });
     };
     // A kept-alive connection was opened to a vetted address too: `lookup` is asked whenever a new one is made.
-    const agent = https ? agents.https : agents.http;
+    const agent = agentFor(endpointId, https);
     const req = send(target, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body).toString(), 'user-agent': 'Mailroom-Webhooks/1' }, lookup, agent });
     const deadline = setTimeout(() => {
       req.destroy();
