@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startServe, startWorkerProcess, type ServeProcess, type WorkerProcess } from './helpers/serve-process.js';
-import { acceptSends, ensureGone, exitWithin, jobCounts, signalPending, smtpWorkspace, startHeldSink, tally, type HeldSink, type SmtpWorkspace } from './helpers/delivery-rig.js';
+import { acceptSends, ensureGone, exitWithin, jobCounts, smtpWorkspace, startHeldSink, tally, type HeldSink, type SmtpWorkspace } from './helpers/delivery-rig.js';
 import { freshStore, TEST_STORE, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -9,7 +9,6 @@ import { waitFor } from './helpers/wait-for.js';
 const BURST = 1_000;
 /** The sink answers this many messages, then holds its replies: the kill lands with deliveries mid-hand-over. */
 const HOLD_FROM = 300;
-const SIGTERM = 15;
 
 const smtpEnv = (store: FreshStore, sink: HeldSink, extra: Record<string, string> = {}) => ({
   ...store.env,
@@ -137,8 +136,9 @@ describe('mailroom worker on SIGTERM with a hand-over in flight', () => {
     const heldAtTerm = held.length;
 
     worker.child.kill('SIGTERM');
-    // The signal is the process's (not pending any more): its listener runs before any reply below can reach it.
-    await waitFor(() => !signalPending(worker.pid, SIGTERM), 'the worker to take SIGTERM', { timeoutMs: 5_000, intervalMs: 5 });
+    // The worker logs `shutting down` in its signal listener, just before it stops claiming and starting
+    // jobs (synchronously): only then may the held reply go, or the freed slot could start another job.
+    await waitFor(() => worker.output().includes('"msg":"shutting down"'), 'the worker to log that it is shutting down', { timeoutMs: 5_000, intervalMs: 5 });
     assert.equal(worker.child.exitCode, null, 'still running: the hand-over is in flight');
     sink.release();
     assert.equal(await exitWithin(worker.exited, 15_000, 'the worker'), 0);

@@ -227,25 +227,6 @@ export function pidOfConnection(clientPort: number, serverPort: number, pids: nu
   return undefined;
 }
 
-/**
- * Whether `signal` is still pending for the process, i.e. not yet taken by
- * its handler (Linux /proc/PID/status, shared and main-thread masks). Once it
- * is not, Node has it and runs the JavaScript listener at its next turn.
- */
-export function signalPending(pid: number, signal: number): boolean {
-  let status: string;
-  try {
-    status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  } catch {
-    return false; // gone: whatever it was sent, it is not waiting any more
-  }
-  const bit = 1n << BigInt(signal - 1);
-  return ['ShdPnd', 'SigPnd'].some((mask) => {
-    const hex = new RegExp(`^${mask}:\\s*([0-9a-f]+)`, 'm').exec(status)?.[1];
-    return hex !== undefined && (BigInt(`0x${hex}`) & bit) !== 0n;
-  });
-}
-
 /** The exit code of a process asked to stop (or killed), failing after `ms` rather than hanging the run. */
 export async function exitWithin(stopping: Promise<number | null>, ms: number, what: string): Promise<number | null> {
   let timer: NodeJS.Timeout | undefined;
