@@ -4,7 +4,7 @@ import { createDeliveryAttemptsRepository } from './delivery-attempts-repository
 import { createDeliveryJobsRepository } from './delivery-jobs-repository.js';
 import { createDomainsRepository } from './domains-repository.js';
 import { createInboundReportsRepository } from './inbound-reports-repository.js';
-import { createLogsRepository } from './logs-repository.js';
+import { createCounterDeltas, createLogsRepository, type CounterDeltas } from './logs-repository.js';
 import { createMessageEventsRepository } from './message-events-repository.js';
 import { createMessagesRepository } from './messages-repository.js';
 import { createSandboxMessagesRepository } from './sandbox-messages-repository.js';
@@ -13,7 +13,7 @@ import { createWebhooksRepository } from './webhooks-repository.js';
 import { createWebhookDeliveriesRepository } from './webhook-deliveries-repository.js';
 import { createWorkspacesRepository } from './workspaces-repository.js';
 
-function bind(db: Db) {
+function bind(db: Db, counters?: CounterDeltas) {
   return {
     workspaces: createWorkspacesRepository(db),
     apiKeys: createApiKeysRepository(db),
@@ -21,7 +21,7 @@ function bind(db: Db) {
     deliveryJobs: createDeliveryJobsRepository(db),
     domains: createDomainsRepository(db),
     inboundReports: createInboundReportsRepository(db),
-    logs: createLogsRepository(db),
+    logs: createLogsRepository(db, counters),
     messageEvents: createMessageEventsRepository(db),
     messages: createMessagesRepository(db),
     suppressions: createSuppressionsRepository(db),
@@ -53,7 +53,13 @@ export interface Store extends Repositories {
 export function createStore(db: Db): Store {
   return {
     ...bind(db),
-    transaction: (work) => db.transaction().execute((trx) => work(bind(trx))),
+    transaction: (work) =>
+      db.transaction().execute(async (trx) => {
+        const counters = createCounterDeltas();
+        const result = await work(bind(trx, counters));
+        await counters.apply(trx);
+        return result;
+      }),
     snapshot: (work) =>
       db
         .transaction()

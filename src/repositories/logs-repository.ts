@@ -32,22 +32,50 @@ const bumpCounter = compileOnce(
 );
 
 /**
+ * Counter changes gathered over one transaction and applied at its end, added
+ * up and in one order (workspace, type, status). Applied as they came, two
+ * transactions moving entries of two workspaces, or from different statuses,
+ * took the same counter rows' locks in opposite orders and deadlocked on
+ * PostgreSQL; in one order they queue instead.
+ */
+export function createCounterDeltas() {
+  const deltas = new Map<string, LogCountersTable>();
+  return {
+    add(workspace_id: string, type: LogType, status: LogStatus, count: number): void {
+      const key = `${workspace_id}\0${type}\0${status}`;
+      const delta = deltas.get(key) ?? { workspace_id, type, status, count: 0 };
+      delta.count += count;
+      deltas.set(key, delta);
+    },
+    async apply(db: Db): Promise<void> {
+      const keys = [...deltas.keys()].sort();
+      for (const key of keys) {
+        const delta = deltas.get(key)!;
+        if (delta.count !== 0) await bumpCounter(db, delta);
+      }
+      deltas.clear();
+    },
+  };
+}
+export type CounterDeltas = ReturnType<typeof createCounterDeltas>;
+
+/**
  * Log entries and the per-(type, status) counters beside them. Every write of
  * an entry goes through here so the counters can never drift from the log.
  */
-export function createLogsRepository(db: Db) {
+export function createLogsRepository(db: Db, pending?: CounterDeltas) {
+  // Inside a transaction the counters move at its end (see createCounterDeltas); outside one, at once.
+  const bump = async (workspace: string, type: LogType, status: LogStatus, count: number) => {
+    if (pending) return pending.add(workspace, type, status, count);
+    await bumpCounter(db, { workspace_id: workspace, type, status, count });
+  };
   return {
     /** Inserts entries (of any workspaces) and counts them. Call inside a transaction. */
     async insertMany(entries: LogEntryRow[]): Promise<void> {
       await insertEntries(db, entries);
-      const deltas = new Map<string, LogCountersTable>();
-      for (const { workspace_id, type, status } of entries) {
-        const key = `${workspace_id}\0${type}\0${status}`;
-        const delta = deltas.get(key) ?? { workspace_id, type, status, count: 0 };
-        delta.count += 1;
-        deltas.set(key, delta);
-      }
-      for (const delta of deltas.values()) await bumpCounter(db, delta);
+      const counts = pending ?? createCounterDeltas();
+      for (const { workspace_id, type, status } of entries) counts.add(workspace_id, type, status, 1);
+      if (!pending) await counts.apply(db);
     },
 
     /** The `send` entry (or another type's) of one recipient of one message (recipients are stored as given, compared as given). */
@@ -81,8 +109,8 @@ export function createLogsRepository(db: Db) {
         .where('status', '=', from)
         .executeTakeFirst();
       if (moved.numUpdatedRows === 0n) return false;
-      await bumpCounter(db, { workspace_id: entry.workspace_id, type: entry.type, status: from, count: -1 });
-      await bumpCounter(db, { workspace_id: entry.workspace_id, type: entry.type, status: to, count: 1 });
+      await bump(entry.workspace_id, entry.type, from, -1);
+      await bump(entry.workspace_id, entry.type, to, 1);
       return true;
     },
 
