@@ -16,6 +16,8 @@ export class BuilderUnavailableError extends Error {
 }
 
 const THREAD_ENTRY = new URL('./message-builder-thread.ts', import.meta.url);
+/** Longest close() waits for the builder thread to end. */
+const BUILDER_CLOSE_WAIT_MS = 2_000;
 
 /**
  * Builds messages on a thread of their own. Composing MIME and the RSA
@@ -77,7 +79,11 @@ export function createThreadedMessageBuilder(): MessageBuilder & { close(): Prom
       const stopping = thread;
       thread = undefined;
       failPending('The message builder was closed');
-      await stopping?.terminate();
+      if (!stopping) return;
+      // A thread still starting (registering tsx's loader) may not answer terminate() for a long time, if
+      // ever: unreferenced, it cannot keep the process alive, and close() does not wait on it past a bound.
+      stopping.unref();
+      await Promise.race([stopping.terminate(), new Promise((resolve) => setTimeout(resolve, BUILDER_CLOSE_WAIT_MS).unref())]);
     },
   });
 }
