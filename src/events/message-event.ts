@@ -1,4 +1,5 @@
-import type { MessageEventType } from '../db/schema.js';
+import type { LogEntriesTable, MessageEventType } from '../db/schema.js';
+import { newId } from '../ids.js';
 
 /**
  * One thing that happened to one recipient of one message, whatever its
@@ -51,4 +52,14 @@ export function eventPayload(event: MessageEvent): Record<string, string> {
   if (event.reason !== undefined) payload.reason = event.reason;
   if (event.error !== undefined) payload.error = event.error;
   return payload;
+}
+
+/** An event about the recipient of a `send` entry, with the general fields only: its source adds the kind-specific ones. */
+export function eventAbout(
+  entry: Pick<LogEntriesTable, 'workspace_id' | 'message_id' | 'recipient' | 'from_email' | 'subject'>,
+  type: MessageEventType,
+  timestamp: string,
+): MessageEvent {
+  const { workspace_id, message_id, recipient, from_email, subject } = entry;
+  return { id: newId('evt'), type, workspace_id, message_id, recipient, from_email, subject, timestamp };
 }

@@ -4,7 +4,7 @@ import { newId, nowIso } from '../ids.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import type { AcceptedSendWriter } from '../repositories/accepted-sends.js';
 import type { Store } from '../repositories/index.js';
-import type { MessageEvent } from '../events/message-event.js';
+import { eventAbout, type MessageEvent } from '../events/message-event.js';
 import { domainOf, normalizeAddress } from './email-address.js';
 import { parseSendRequest, type SendInput } from './send-request.js';
 import { checkSenderDomain } from './sender-domain.js';
@@ -41,12 +41,7 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
       const entries: LogEntryRow[] = request.to.map((recipient) => {
         const reason = suppressed.get(normalizeAddress(recipient.address));
         const status: LogStatus = domainProblem ? 'failed' : reason !== undefined ? 'suppressed' : 'sent';
-        const error = domainProblem ?? (reason !== undefined ? suppressedError(reason) : null);
-        if (status !== 'sent') {
-          const common = { id: newId('evt'), workspace_id: workspaceId, message_id: messageId, recipient: recipient.address, from_email: request.from.address, subject: request.subject, timestamp: now };
-          events.push(domainProblem ? { ...common, type: 'failed', error: domainProblem } : { ...common, type: 'suppressed', reason: reason! });
-        }
-        return {
+        const entry: LogEntryRow = {
           id: newId('log'),
           workspace_id: workspaceId,
           message_id: messageId,
@@ -55,10 +50,13 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
           recipient: recipient.address,
           from_email: request.from.address,
           subject: request.subject,
-          error,
+          error: domainProblem ?? (reason !== undefined ? suppressedError(reason) : null),
           created_at: now,
           updated_at: now,
         };
+        if (domainProblem) events.push({ ...eventAbout(entry, 'failed', now), error: domainProblem });
+        else if (reason !== undefined) events.push({ ...eventAbout(entry, 'suppressed', now), reason });
+        return entry;
       });
       const toDeliver = entries.some((e) => e.status === 'sent');
 

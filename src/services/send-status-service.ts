@@ -1,5 +1,5 @@
 import { publishEvents } from '../events/event-path.js';
-import type { MessageEvent } from '../events/message-event.js';
+import { eventAbout, type MessageEvent } from '../events/message-event.js';
 import { newId, nowIso } from '../ids.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
@@ -13,12 +13,6 @@ export type StatusMove =
   | { to: 'bounced'; detail: string; bounceSubtype?: string }
   | { to: 'failed'; detail: string }
   | { to: 'suppressed'; detail: string; reason: string };
-
-/** The general fields of an event about the recipient of a `send` entry. */
-function eventAbout(entry: LogEntryRow, type: MessageEvent['type'], now: string): MessageEvent {
-  const { workspace_id, message_id, recipient, from_email, subject } = entry;
-  return { id: newId('evt'), type, workspace_id, message_id, recipient, from_email, subject, timestamp: now };
-}
 
 function eventOf(entry: LogEntryRow, move: StatusMove, now: string): MessageEvent {
   const event = eventAbout(entry, move.to, now);
