@@ -1,8 +1,9 @@
 import pino, { type Logger } from 'pino';
 import { buildApp, type App } from './app.js';
 import type { Config } from './config.js';
-import { openDatabase, pingDatabase, storeKindOf, UnreachableError, type Db } from './db/database.js';
+import { openDatabase, pingDatabase, storeKindOf, UnreachableError, type Db, type SqliteOptions } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
+import { startWalCheckpointer } from './db/wal-checkpointer.js';
 import { connectRedis } from './db/redis.js';
 import { createDeliveryWorker, type DeliveryWorker } from './delivery/delivery-worker.js';
 import { createProvider } from './delivery/providers.js';
@@ -18,8 +19,8 @@ import { createServices, type Services } from './services/index.js';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './services/rate-limiter.js';
 
 /** Opens the store the configuration names and checks that it answers. */
-export async function openReachableDatabase(config: Config): Promise<Db> {
-  const db = openDatabase(config);
+export async function openReachableDatabase(config: Config, sqliteOptions: SqliteOptions = {}): Promise<Db> {
+  const db = openDatabase(config, sqliteOptions);
   if (storeKindOf(config) === 'postgres') {
     // Named plainly, and without the URL (it may carry a password).
     await pingDatabase(db).catch(async (error: Error) => {
@@ -31,8 +32,8 @@ export async function openReachableDatabase(config: Config): Promise<Db> {
 }
 
 /** Opens the store and applies pending migrations: what every command that touches data needs first. */
-export async function openMigratedDatabase(config: Config): Promise<Db> {
-  const db = await openReachableDatabase(config);
+export async function openMigratedDatabase(config: Config, sqliteOptions: SqliteOptions = {}): Promise<Db> {
+  const db = await openReachableDatabase(config, sqliteOptions);
   try {
     await migrateToLatest(db);
   } catch (error) {
@@ -109,7 +110,8 @@ export function startWebhookDispatcher(store: Store, config: Config): WebhookDis
 
 /** What `serve` runs on, and what the tests call into. */
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
-  const db = await openMigratedDatabase(config);
+  const sqlite = storeKindOf(config) === 'sqlite';
+  const db = await openMigratedDatabase(config, { backgroundCheckpoints: sqlite });
   const store = createStore(db);
   const redis = config.redisUrl
     ? await connectRedis(config.redisUrl).catch(async (error: unknown) => {
@@ -117,10 +119,11 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
         throw error;
       })
     : undefined;
+  const checkpointer = sqlite ? startWalCheckpointer(config.dataDir, createLogger(config)) : undefined;
   // SQLite works on the calling thread, so its send writes get a thread of their own (migrated
   // first: that thread opens the same file and expects the schema); PostgreSQL works in its own
   // processes, and the batching writer on this thread suffices.
-  const sendWriter = storeKindOf(config) === 'sqlite' ? createThreadedSendWriter(config.dataDir) : createAcceptedSendWriter(store);
+  const sendWriter = sqlite ? createThreadedSendWriter(config.dataDir, { backgroundCheckpoints: true }) : createAcceptedSendWriter(store);
   const worker = options.worker ? startDeliveryWorker(store, config) : undefined;
   const webhooks = options.webhooks ? startWebhookDispatcher(store, config) : undefined;
   const inbound =
@@ -130,6 +133,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
             await webhooks?.stop();
             await worker?.stop();
             await sendWriter.close();
+            await checkpointer?.stop();
             await db.destroy();
             redis?.disconnect();
             throw error;
@@ -155,6 +159,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       // Both wait for work in flight (each within its own bound): side by side, not one after the other.
       await Promise.all([worker?.stop(), webhooks?.stop()]);
       await sendWriter.close();
+      await checkpointer?.stop();
       await db.destroy();
       redis?.disconnect();
     },
@@ -177,14 +182,19 @@ export async function startServer(config: Config): Promise<App> {
 
 /** `mailroom worker`: the delivery worker alone, until `stop()`, which lets it finish and closes the store. */
 export async function startWorker(config: Config): Promise<{ log: Logger; stop(): Promise<void> }> {
-  const db = await openMigratedDatabase(config);
+  const sqlite = storeKindOf(config) === 'sqlite';
+  const db = await openMigratedDatabase(config, { backgroundCheckpoints: sqlite });
   const store = createStore(db);
+  const log = createLogger(config);
+  // Claims and outcomes are written on this thread: a checkpoint inside one of them would stall every hand-over.
+  const checkpointer = sqlite ? startWalCheckpointer(config.dataDir, log) : undefined;
   const worker = startDeliveryWorker(store, config);
   const webhooks = startWebhookDispatcher(store, config);
   return {
-    log: createLogger(config),
+    log,
     async stop() {
       await Promise.all([worker.stop(), webhooks.stop()]);
+      await checkpointer?.stop();
       await db.destroy();
     },
   };

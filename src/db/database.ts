@@ -27,8 +27,11 @@ export function storeKindOfDb(db: Kysely<any>): StoreKind {
 }
 
 /** Opens the store the configuration names. Every difference between the two starts here. */
-export function openDatabase(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs'>): Db {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config) : openSqlite(config.dataDir);
+export function openDatabase(
+  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs'>,
+  sqliteOptions: SqliteOptions = {},
+): Db {
+  return config.databaseUrl ? openPostgres(config.databaseUrl, config) : openSqlite(config.dataDir, sqliteOptions);
 }
 
 /** One round trip to the store; throws if it cannot be reached. */
@@ -36,9 +39,29 @@ export async function pingDatabase(db: Db): Promise<void> {
   await sql`select 1`.execute(db);
 }
 
-export function openSqlite(dataDir: string): Db {
+/** The embedded store's file in MAILROOM_DATA_DIR. */
+export function sqliteFileOf(dataDir: string): string {
+  return join(dataDir, 'mailroom.db');
+}
+
+/**
+ * `wal_autocheckpoint` of a process whose WAL a checkpointer thread copies
+ * back (see wal-checkpointer.ts). A WAL starts over only at the first write
+ * after a checkpoint that left nothing behind, and under steady writing that
+ * moment never comes between a background checkpoint and the next commit: the
+ * writer still checkpoints at this size (16 MiB), but finds all but the last
+ * ~100 ms of frames copied already, and starts the WAL over.
+ */
+export const SQLITE_WRITER_CHECKPOINT_PAGES = 4096;
+
+export interface SqliteOptions {
+  /** A checkpointer thread copies the WAL back: the connection's own checkpoints find little left to copy. */
+  backgroundCheckpoints?: boolean;
+}
+
+export function openSqlite(dataDir: string, { backgroundCheckpoints = false }: SqliteOptions = {}): Db {
   mkdirSync(dataDir, { recursive: true });
-  const sqlite = new SQLite(join(dataDir, 'mailroom.db'));
+  const sqlite = new SQLite(sqliteFileOf(dataDir));
   // WAL lets readers run beside the writer. FULL syncs the WAL at every
   // commit: a 200 means the send survives a power cut, not just a process
   // crash (DESIGN.md §3). Sends are committed in batches, so that is one fsync
@@ -53,7 +76,7 @@ export function openSqlite(dataDir: string): Db {
   // A 64 MiB page cache and checkpoints every ~40 MiB of WAL: hot index pages
   // are written back once per checkpoint, not once per few hundred sends.
   sqlite.pragma('cache_size = -65536');
-  sqlite.pragma('wal_autocheckpoint = 10000');
+  sqlite.pragma(`wal_autocheckpoint = ${backgroundCheckpoints ? SQLITE_WRITER_CHECKPOINT_PAGES : 10_000}`);
   return new Kysely<Database>({ dialect: new BetterSqliteDialect(sqlite) });
 }
 

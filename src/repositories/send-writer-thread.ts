@@ -5,13 +5,14 @@
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { Db } from '../db/database.js';
-import { openSqlite } from '../db/database.js';
+import { openSqlite, type SqliteOptions } from '../db/database.js';
 import { writeAcceptedSends, type AcceptedSend } from './accepted-sends.js';
 import { createBatchQueue } from './batch-queue.js';
 import { createStore } from './index.js';
 
 export interface SendWriterThreadData {
   dataDir: string;
+  sqliteOptions: SqliteOptions;
 }
 export type SendWriterRequest = { type: 'write'; id: number; sends: AcceptedSend[] } | { type: 'close' };
 export type SendWriterReply =
@@ -26,10 +27,10 @@ function cloneable(error: unknown): Error | undefined {
   return error instanceof Error ? new Error(error.message) : new Error(String(error));
 }
 
-function run(port: MessagePort, { dataDir }: SendWriterThreadData): void {
+function run(port: MessagePort, { dataDir, sqliteOptions }: SendWriterThreadData): void {
   let db: Db;
   try {
-    db = openSqlite(dataDir);
+    db = openSqlite(dataDir, sqliteOptions);
   } catch (error) {
     // Reported as a message rather than thrown: the parent fails the writes it holds with this reason.
     port.postMessage({ type: 'fatal', message: error instanceof Error ? error.message : String(error) } satisfies SendWriterReply);

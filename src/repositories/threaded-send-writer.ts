@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
+import type { SqliteOptions } from '../db/database.js';
 import { startTypeScriptThread } from '../typescript-thread.js';
 import { settleSends, type AcceptedSendWriter, type PendingSend } from './accepted-sends.js';
 import { createBatchQueue } from './batch-queue.js';
@@ -21,7 +22,7 @@ const THREAD_ENTRY = new URL('./send-writer-thread.ts', import.meta.url);
  * unknown: the caller answers 500 and the client retries) and the next write
  * starts a new thread.
  */
-export function createThreadedSendWriter(dataDir: string): AcceptedSendWriter {
+export function createThreadedSendWriter(dataDir: string, sqliteOptions: SqliteOptions = {}): AcceptedSendWriter {
   let worker: Worker | undefined;
   let nextRequestId = 0;
   const inFlight = new Map<number, PendingSend[]>();
@@ -43,7 +44,7 @@ export function createThreadedSendWriter(dataDir: string): AcceptedSendWriter {
 
   function thread(): Worker {
     if (worker) return worker;
-    const data: SendWriterThreadData = { dataDir };
+    const data: SendWriterThreadData = { dataDir, sqliteOptions };
     const started = startTypeScriptThread(THREAD_ENTRY, data);
     // Only writes in flight keep the process alive; an idle thread must not.
     started.unref();

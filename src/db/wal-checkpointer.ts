@@ -1,0 +1,45 @@
+import { once } from 'node:events';
+import type { Logger } from 'pino';
+import { startTypeScriptThread } from '../typescript-thread.js';
+import type { WalCheckpointerData, WalCheckpointerReply, WalCheckpointerRequest } from './wal-checkpointer-thread.js';
+
+const THREAD_ENTRY = new URL('./wal-checkpointer-thread.ts', import.meta.url);
+
+/** How often the checkpointer copies: what it leaves to the writers' own checkpoint is at most this much writing. */
+export const WAL_CHECKPOINT_INTERVAL_MS = 100;
+
+export interface WalCheckpointer {
+  stop(): Promise<void>;
+}
+
+/**
+ * Copies the WAL back into the database file on a thread of its own, while
+ * the writers go on. SQLite otherwise checkpoints inside the commit that
+ * crosses `wal_autocheckpoint`: that commit, and every request waiting on it,
+ * waits for tens of MB to be copied and synced (the send path's p99 fell from
+ * ~22 to ~15 ms with this thread). The writers keep a checkpoint of their own
+ * (SQLITE_WRITER_CHECKPOINT_PAGES in database.ts), which finds little left to
+ * copy and starts the WAL over; should this thread stop, it is also what
+ * keeps the WAL bounded.
+ */
+export function startWalCheckpointer(dataDir: string, logger: Logger, intervalMs = WAL_CHECKPOINT_INTERVAL_MS): WalCheckpointer {
+  const data: WalCheckpointerData = { dataDir, intervalMs };
+  const thread = startTypeScriptThread(THREAD_ENTRY, data);
+  // It only ever helps: it must not keep the process alive.
+  thread.unref();
+  let running = true;
+  thread.on('message', (reply: WalCheckpointerReply) => {
+    logger.warn({ err: reply.message }, 'WAL checkpoint failed; the writers still checkpoint by themselves');
+  });
+  thread.on('error', (error) => logger.warn({ err: error.message }, 'WAL checkpointer thread failed'));
+  thread.on('exit', () => (running = false));
+  return {
+    async stop() {
+      if (!running) return;
+      const exited = once(thread, 'exit');
+      thread.ref();
+      thread.postMessage({ type: 'close' } satisfies WalCheckpointerRequest);
+      await exited;
+    },
+  };
+}
