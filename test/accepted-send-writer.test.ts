@@ -76,4 +76,35 @@ describe('accepted-send writer', () => {
     assert.equal(await rowsOf([taken.message.id]), 1, 'the duplicate left no log entries behind');
     assert.equal(transactions(), 1 + 1 + 3, 'the first send, the failed batch, then one per send');
   });
+  it('holds back suppressed recipients across a batch of several workspaces, in the transaction that writes it', async () => {
+    const { store, transactions } = countingStore();
+    const writer = createAcceptedSendWriter(store);
+    const other = await t.newWorkspace();
+    const list = (workspace_id: string, email: string) =>
+      t.store.suppressions.add({ workspace_id, email, reason: 'complaint', source_message_id: null, created_at: new Date().toISOString() });
+    // r1 is listed in this workspace only; the other workspace lists r0 and r2. 37 recipients: an IN list padded to 64.
+    await list(t.workspaceId, 'r1@example.com');
+    await list(other.workspaceId, 'r0@example.com');
+    await list(other.workspaceId, 'r2@example.com');
+    const sends = [acceptedSend(37), makeAcceptedSend(other.workspaceId, 3), makeAcceptedSend(other.workspaceId, 1), acceptedSend(1)];
+    sends[1]!.entries[0]!.recipient = 'kept@example.com';
+    sends[1]!.entries[1]!.recipient = 'R0@Example.com'; // compared lower-cased, stored as given
+    const outcomes = await Promise.all(sends.map((send) => writer.write(send)));
+    assert.deepEqual(outcomes, [{ queued: true }, { queued: true }, { queued: false }, { queued: true }]);
+    assert.equal(transactions(), 1);
+
+    const entries = await t.db.selectFrom('log_entries').select(['message_id', 'recipient', 'status', 'error']).where('message_id', 'in', sends.map((s) => s.message.id)).orderBy('id').execute();
+    const statusOf = (send: number) => entries.filter((e) => e.message_id === sends[send]!.message.id).map((e) => `${e.recipient}:${e.status}`);
+    assert.deepEqual(statusOf(0).filter((s) => !s.endsWith(':sent')), ['r1@example.com:suppressed']);
+    assert.deepEqual(statusOf(1), ['kept@example.com:sent', 'R0@Example.com:suppressed', 'r2@example.com:suppressed']);
+    assert.deepEqual(statusOf(2), ['r0@example.com:suppressed']);
+    assert.deepEqual(statusOf(3), ['r0@example.com:sent']);
+    assert.equal(entries.find((e) => e.recipient === 'r1@example.com')?.error, 'Recipient is on the suppression list (complaint)');
+
+    const jobs = await t.db.selectFrom('delivery_jobs').select('message_id').where('message_id', 'in', sends.map((s) => s.message.id)).execute();
+    assert.deepEqual(new Set(jobs.map((j) => j.message_id)), new Set([sends[0]!.message.id, sends[1]!.message.id, sends[3]!.message.id]));
+    const events = await t.db.selectFrom('message_events').select(['message_id', 'type', 'recipient']).where('message_id', 'in', sends.map((s) => s.message.id)).execute();
+    assert.equal(events.length, 4);
+    assert.ok(events.every((e) => e.type === 'suppressed'));
+  });
 });

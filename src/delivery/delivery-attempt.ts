@@ -2,7 +2,7 @@ import type { AttemptOutcome } from '../db/schema.js';
 import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import { normalizeAddress } from '../services/email-address.js';
-import { suppressedError } from '../services/send-service.js';
+import { suppressedError } from '../services/suppressed-recipients.js';
 import type { JobContext } from './claim-context.js';
 import type { SigningDomain } from './message-builder.js';
 import type { Provider, RecipientOutcome } from './provider.js';

@@ -17,7 +17,7 @@ export function createAcceptedSendWriter(store: Store): AcceptedSendWriter {
 
   return {
     write(send) {
-      return new Promise<void>((resolve, reject) => enqueue({ send, resolve, reject }));
+      return new Promise<{ queued: boolean }>((resolve, reject) => enqueue({ send, resolve, reject }));
     },
     async close() {},
   };

@@ -1,14 +1,16 @@
 import type { MessagesTable } from '../db/schema.js';
 import { publishEvents } from '../events/event-path.js';
 import type { MessageEvent } from '../events/message-event.js';
+import { holdBackSuppressed } from '../services/suppressed-recipients.js';
 import type { Store } from './index.js';
 import type { LogEntryRow } from './logs-repository.js';
 import type { NewDeliveryJob } from './messages-repository.js';
 
 /**
- * Everything one accepted send writes: the message, its log entries, if anyone
- * is to receive it its outbox row, and the events of recipients settled at
- * once (suppressed, or failed for an unverified sender domain).
+ * Everything one accepted send writes: the message, its log entries, its
+ * outbox row unless nobody is to receive it, and the events of recipients
+ * settled at once (failed, for an unverified sender domain). Recipients on the
+ * suppression list are held back as it is written (holdBackSuppressed).
  */
 export interface AcceptedSend {
   message: MessagesTable;
@@ -17,9 +19,12 @@ export interface AcceptedSend {
   events: MessageEvent[];
 }
 
+/** How the write of one send ended: written (`queued`: with an outbox row, i.e. someone is left to deliver to), or failed. */
+export type SendWriteResult = { ok: true; queued: boolean } | { ok: false; error: unknown };
+
 /** Writes accepted sends durably; `write` resolves only once the send's rows are committed. */
 export interface AcceptedSendWriter {
-  write(send: AcceptedSend): Promise<void>;
+  write(send: AcceptedSend): Promise<{ queued: boolean }>;
   /** Call once no write is pending (the HTTP server has drained): releases what the writer holds. */
   close(): Promise<void>;
 }
@@ -27,36 +32,42 @@ export interface AcceptedSendWriter {
 /** A send waiting for its batch's commit, with its caller's promise to settle. */
 export interface PendingSend {
   send: AcceptedSend;
-  resolve(): void;
+  resolve(result: { queued: boolean }): void;
   reject(error: unknown): void;
 }
 
-/** Settles each caller of a batch from writeAcceptedSends' answer: resolved if written, rejected with its own error if not. */
-export function settleSends(batch: PendingSend[], errors: unknown[] | null): void {
-  batch.forEach((pending, i) => (errors?.[i] === undefined ? pending.resolve() : pending.reject(errors[i])));
+/** Settles each caller of a batch from writeAcceptedSends' answer for its send. */
+export function settleSends(batch: PendingSend[], results: SendWriteResult[]): void {
+  batch.forEach((pending, i) => {
+    const result: SendWriteResult = results[i] ?? { ok: false, error: new Error('write failed') };
+    if (result.ok) pending.resolve({ queued: result.queued });
+    else pending.reject(result.error);
+  });
 }
 
 /**
- * Writes a batch of sends in one transaction: one multi-row INSERT per table
+ * Writes a batch of sends in one transaction: recipients on the suppression
+ * list held back (see holdBackSuppressed), then one multi-row INSERT per table
  * and one commit for the batch. If that fails, each send is written alone, so
- * one bad send cannot fail its neighbours. Returns null when every send was
- * written, else the error of each send (undefined for those written).
+ * one bad send cannot fail its neighbours. Answers for each send, in order.
  */
-export async function writeAcceptedSends(store: Store, sends: AcceptedSend[]): Promise<unknown[] | null> {
+export async function writeAcceptedSends(store: Store, sends: AcceptedSend[]): Promise<SendWriteResult[]> {
   const writeAll = (some: AcceptedSend[]) =>
     store.transaction(async (repos) => {
-      await repos.messages.insertMany(some.map((s) => s.message));
-      await repos.logs.insertMany(some.flatMap((s) => s.entries));
-      await repos.messages.enqueueDeliveries(some.flatMap((s) => (s.job ? [s.job] : [])));
-      await publishEvents(repos, some.flatMap((s) => s.events));
+      const settled = await holdBackSuppressed(repos, some);
+      await repos.messages.insertMany(settled.map((s) => s.message));
+      await repos.logs.insertMany(settled.flatMap((s) => s.entries));
+      await repos.messages.enqueueDeliveries(settled.flatMap((s) => (s.job ? [s.job] : [])));
+      await publishEvents(repos, settled.flatMap((s) => s.events));
+      return settled.map((s): SendWriteResult => ({ ok: true, queued: s.job !== null }));
     });
+  const failed = (error: unknown): SendWriteResult => ({ ok: false, error: error ?? new Error('write failed') });
   try {
-    await writeAll(sends);
-    return null;
+    return await writeAll(sends);
   } catch (error) {
-    if (sends.length === 1) return [error ?? new Error('write failed')];
-    const errors: unknown[] = [];
-    for (const send of sends) errors.push(await writeAll([send]).then(() => undefined, (e: unknown) => e ?? new Error('write failed')));
-    return errors;
+    if (sends.length === 1) return [failed(error)];
+    const results: SendWriteResult[] = [];
+    for (const send of sends) results.push(await writeAll([send]).then(([result]) => result ?? failed(undefined), failed));
+    return results;
   }
 }

@@ -6,7 +6,7 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { Db } from '../db/database.js';
 import { openSqlite, type SqliteOptions } from '../db/database.js';
-import { writeAcceptedSends, type AcceptedSend } from './accepted-sends.js';
+import { writeAcceptedSends, type AcceptedSend, type SendWriteResult } from './accepted-sends.js';
 import { createBatchQueue } from './batch-queue.js';
 import { createStore } from './index.js';
 
@@ -16,15 +16,16 @@ export interface SendWriterThreadData {
 }
 export type SendWriterRequest = { type: 'write'; id: number; sends: AcceptedSend[] } | { type: 'close' };
 export type SendWriterReply =
-  /** errors: null when every send of the request was written, else each send's error (undefined for those written). */
-  | { type: 'written'; id: number; errors: unknown[] | null }
+  /** One result per send of the request, in order (errors reduced to what survives structured clone). */
+  | { type: 'written'; id: number; results: SendWriteResult[] }
   /** The thread could not start (the store would not open): it ends after this. */
   | { type: 'fatal'; message: string };
 
 /** Errors cross threads by structured clone: keep them to what survives it. */
-function cloneable(error: unknown): Error | undefined {
-  if (error === undefined) return undefined;
-  return error instanceof Error ? new Error(error.message) : new Error(String(error));
+function cloneable(result: SendWriteResult): SendWriteResult {
+  if (result.ok) return result;
+  const { error } = result;
+  return { ok: false, error: error instanceof Error ? new Error(error.message) : new Error(String(error)) };
 }
 
 function run(port: MessagePort, { dataDir, sqliteOptions }: SendWriterThreadData): void {
@@ -43,19 +44,18 @@ function run(port: MessagePort, { dataDir, sqliteOptions }: SendWriterThreadData
   // Requests that arrive while a batch commits are written together in the next one.
   const enqueue = createBatchQueue<WriteRequest>(
     async (requests) => {
-      const errors = await writeAcceptedSends(
+      const results = await writeAcceptedSends(
         store,
         requests.flatMap((r) => r.sends),
       );
       let offset = 0;
       for (const { id, sends } of requests) {
-        const slice = errors && errors.slice(offset, offset + sends.length).map(cloneable);
-        port.postMessage({ type: 'written', id, errors: slice } satisfies SendWriterReply);
+        port.postMessage({ type: 'written', id, results: results.slice(offset, offset + sends.length).map(cloneable) } satisfies SendWriterReply);
         offset += sends.length;
       }
     },
     (error, requests) => {
-      for (const { id, sends } of requests) port.postMessage({ type: 'written', id, errors: sends.map(() => cloneable(error)) } satisfies SendWriterReply);
+      for (const { id, sends } of requests) port.postMessage({ type: 'written', id, results: sends.map(() => cloneable({ ok: false, error })) } satisfies SendWriterReply);
     },
   );
 

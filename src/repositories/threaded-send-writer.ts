@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import type { SqliteOptions } from '../db/database.js';
 import { startTypeScriptThread } from '../typescript-thread.js';
-import { settleSends, type AcceptedSendWriter, type PendingSend } from './accepted-sends.js';
+import { settleSends, type AcceptedSendWriter, type PendingSend, type SendWriteResult } from './accepted-sends.js';
 import { createBatchQueue } from './batch-queue.js';
 import type { SendWriterReply, SendWriterRequest, SendWriterThreadData } from './send-writer-thread.js';
 
@@ -29,17 +29,17 @@ export function createThreadedSendWriter(dataDir: string, sqliteOptions: SqliteO
   let drained: (() => void) | undefined;
   let closed = false;
 
-  function settle(id: number, errors: unknown[] | null): void {
+  function settle(id: number, results: SendWriteResult[]): void {
     const batch = inFlight.get(id);
     if (!batch) return;
     inFlight.delete(id);
     if (inFlight.size === 0) worker?.unref();
-    settleSends(batch, errors);
+    settleSends(batch, results);
     if (inFlight.size === 0) drained?.();
   }
 
   function failAll(error: Error): void {
-    for (const [id, batch] of inFlight) settle(id, batch.map(() => error));
+    for (const [id, batch] of inFlight) settle(id, batch.map((): SendWriteResult => ({ ok: false, error })));
   }
 
   function thread(): Worker {
@@ -55,7 +55,7 @@ export function createThreadedSendWriter(dataDir: string, sqliteOptions: SqliteO
       failAll(new Error(reason));
     };
     started.on('message', (reply: SendWriterReply) => {
-      if (reply.type === 'written') settle(reply.id, reply.errors);
+      if (reply.type === 'written') settle(reply.id, reply.results);
       else lost(`The send writer thread failed: ${reply.message}`);
     });
     started.on('error', (error) => lost(`The send writer thread failed: ${error.message}`));
@@ -79,7 +79,7 @@ export function createThreadedSendWriter(dataDir: string, sqliteOptions: SqliteO
   return {
     write(send) {
       if (closed) return Promise.reject(new Error('The send writer is closed'));
-      return new Promise<void>((resolve, reject) => enqueue({ send, resolve, reject }));
+      return new Promise<{ queued: boolean }>((resolve, reject) => enqueue({ send, resolve, reject }));
     },
     async close() {
       closed = true;

@@ -1,11 +1,10 @@
 import type { Config } from '../config.js';
-import type { LogStatus } from '../db/schema.js';
 import { newId, nowIso } from '../ids.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import type { AcceptedSendWriter } from '../repositories/accepted-sends.js';
 import type { Store } from '../repositories/index.js';
 import { eventAbout, type MessageEvent } from '../events/message-event.js';
-import { domainOf, normalizeAddress } from './email-address.js';
+import { domainOf } from './email-address.js';
 import { parseSendRequest, type SendInput } from './send-request.js';
 import { checkSenderDomain } from './sender-domain.js';
 
@@ -15,9 +14,6 @@ export interface SendResult {
   /** Present when status is `failed`. */
   error?: string;
 }
-
-/** The error detail of a recipient held back by the suppression list, at acceptance or at delivery. */
-export const suppressedError = (reason: string) => `Recipient is on the suppression list (${reason})`;
 
 export function createSendService(store: Store, writer: AcceptedSendWriter, config: Pick<Config, 'provider'>, onAccepted?: () => void) {
   return {
@@ -31,36 +27,30 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
       const request = parseSendRequest(input);
       const senderDomain = await checkSenderDomain(store.domains, config, workspaceId, domainOf(request.from.address));
       const domainProblem = senderDomain.kind === 'refused' ? senderDomain.problem : null;
-      const suppressed = domainProblem
-        ? new Map<string, string>()
-        : await store.suppressions.findSuppressed(workspaceId, request.to.map((r) => normalizeAddress(r.address)));
 
       const messageId = newId('msg');
       const now = nowIso();
       const events: MessageEvent[] = [];
+      // Written `sent`, unless the sender may not send; the writer holds back suppressed recipients (holdBackSuppressed).
       const entries: LogEntryRow[] = request.to.map((recipient) => {
-        const reason = suppressed.get(normalizeAddress(recipient.address));
-        const status: LogStatus = domainProblem ? 'failed' : reason !== undefined ? 'suppressed' : 'sent';
         const entry: LogEntryRow = {
           id: newId('log'),
           workspace_id: workspaceId,
           message_id: messageId,
           type: 'send',
-          status,
+          status: domainProblem ? 'failed' : 'sent',
           recipient: recipient.address,
           from_email: request.from.address,
           subject: request.subject,
-          error: domainProblem ?? (reason !== undefined ? suppressedError(reason) : null),
+          error: domainProblem,
           created_at: now,
           updated_at: now,
         };
         if (domainProblem) events.push({ ...eventAbout(entry, 'failed', now), error: domainProblem });
-        else if (reason !== undefined) events.push({ ...eventAbout(entry, 'suppressed', now), reason });
         return entry;
       });
-      const toDeliver = entries.some((e) => e.status === 'sent');
 
-      await writer.write({
+      const { queued } = await writer.write({
         message: {
           id: messageId,
           workspace_id: workspaceId,
@@ -74,8 +64,9 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
           created_at: now,
         },
         entries,
-        job: toDeliver
-          ? {
+        job: domainProblem
+          ? null
+          : {
               id: newId('job'),
               message_id: messageId,
               workspace_id: workspaceId,
@@ -86,14 +77,13 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
               last_error: null,
               created_at: now,
               updated_at: now,
-            }
-          : null,
+            },
         events,
       });
 
-      if (toDeliver) onAccepted?.();
+      if (queued) onAccepted?.();
       if (domainProblem) return { message_id: messageId, status: 'failed', error: domainProblem };
-      return { message_id: messageId, status: toDeliver ? 'sent' : 'suppressed' };
+      return { message_id: messageId, status: queued ? 'sent' : 'suppressed' };
     },
   };
 }

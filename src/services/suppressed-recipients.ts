@@ -1,0 +1,48 @@
+import type { AcceptedSend } from '../repositories/accepted-sends.js';
+import type { Repositories } from '../repositories/index.js';
+import { eventAbout } from '../events/message-event.js';
+import { normalizeAddress } from './email-address.js';
+
+/** The error detail of a recipient held back by the suppression list, at acceptance or at delivery. */
+export const suppressedError = (reason: string) => `Recipient is on the suppression list (${reason})`;
+
+/**
+ * Holds back the recipients of accepted sends that are on their workspace's
+ * suppression list: their `send` entry is written `suppressed`, with a
+ * `suppressed` event, and a send left with nobody to deliver to gets no
+ * outbox row. It runs in the transaction that writes the sends, over the
+ * whole batch, so the list is read once per workspace per batch rather than
+ * once per request on the HTTP thread, and what is written matches the list
+ * as that transaction saw it. Returns the sends as they are to be written;
+ * those it changes are copies.
+ */
+export async function holdBackSuppressed(repos: Repositories, sends: AcceptedSend[]): Promise<AcceptedSend[]> {
+  const addressesOf = new Map<string, Set<string>>();
+  for (const send of sends) {
+    for (const entry of send.entries) {
+      if (entry.status !== 'sent') continue;
+      const addresses = addressesOf.get(entry.workspace_id) ?? new Set<string>();
+      addresses.add(normalizeAddress(entry.recipient));
+      addressesOf.set(entry.workspace_id, addresses);
+    }
+  }
+  const suppressedIn = new Map<string, Map<string, string>>();
+  for (const [workspaceId, addresses] of addressesOf) {
+    const listed = await repos.suppressions.findSuppressed(workspaceId, [...addresses]);
+    if (listed.size > 0) suppressedIn.set(workspaceId, listed);
+  }
+  if (suppressedIn.size === 0) return sends;
+
+  return sends.map((send) => {
+    const listed = suppressedIn.get(send.message.workspace_id);
+    if (!listed || !send.entries.some((e) => e.status === 'sent' && listed.has(normalizeAddress(e.recipient)))) return send;
+    const events = [...send.events];
+    const entries = send.entries.map((entry) => {
+      const reason = entry.status === 'sent' ? listed.get(normalizeAddress(entry.recipient)) : undefined;
+      if (reason === undefined) return entry;
+      events.push({ ...eventAbout(entry, 'suppressed', entry.created_at), reason });
+      return { ...entry, status: 'suppressed' as const, error: suppressedError(reason) };
+    });
+    return { ...send, entries, events, job: entries.some((e) => e.status === 'sent') ? send.job : null };
+  });
+}
