@@ -75,8 +75,8 @@ async function fill(store: Store, workspaceId: string, count: number): Promise<v
         events: [],
       });
     }
-    const errors = await writeAcceptedSends(store, sends);
-    if (errors) throw new Error('could not fill the queue');
+    const results = await writeAcceptedSends(store, sends);
+    if (results.some((r) => !r.ok)) throw new Error('could not fill the queue');
   }
 }
 

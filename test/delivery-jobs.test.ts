@@ -23,7 +23,7 @@ describe('delivery jobs: claiming with a lease', () => {
   async function enqueue(count: number, availableAt = at(0)): Promise<string[]> {
     const sends = Array.from({ length: count }, () => acceptedSend(t.workspaceId, 1));
     for (const send of sends) send.job!.available_at = availableAt;
-    assert.equal(await writeAcceptedSends(t.store, sends), null);
+    assert.deepEqual(await writeAcceptedSends(t.store, sends), sends.map(() => ({ ok: true, queued: true })));
     return sends.map((s) => s.job!.id);
   }
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,5 +83,16 @@ describe('the WAL checkpointer thread', () => {
     assert.match(lines[0]!.msg ?? '', /WAL checkpoint failed/);
     assert.match(lines[0]!.err ?? '', /unable to open database file|directory does not exist/i);
     await checkpointer.stop();
+  });
+  it('does not keep the process alive: a process that never stops it still ends', () => {
+    const dir = tempDir();
+    const script = `
+      import pino from 'pino';
+      import { startWalCheckpointer } from ${JSON.stringify(new URL('../src/db/wal-checkpointer.ts', import.meta.url).href)};
+      startWalCheckpointer(${JSON.stringify(dir)}, pino({ level: 'warn' }), 20);
+    `;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd(), timeout: 20_000, encoding: 'utf8' });
+    assert.equal(child.signal, null, 'ended by itself, not by the timeout');
+    assert.equal(child.status, 0, child.stderr);
   });
 });

@@ -25,14 +25,15 @@ export interface WalCheckpointer {
 export function startWalCheckpointer(dataDir: string, logger: Logger, intervalMs = WAL_CHECKPOINT_INTERVAL_MS): WalCheckpointer {
   const data: WalCheckpointerData = { dataDir, intervalMs };
   const thread = startTypeScriptThread(THREAD_ENTRY, data);
-  // It only ever helps: it must not keep the process alive.
-  thread.unref();
   let running = true;
   thread.on('message', (reply: WalCheckpointerReply) => {
     logger.warn({ err: reply.message }, 'WAL checkpoint failed; the writers still checkpoint by themselves');
   });
   thread.on('error', (error) => logger.warn({ err: error.message }, 'WAL checkpointer thread failed'));
   thread.on('exit', () => (running = false));
+  // It only ever helps: it must not keep the process alive. After the listeners: adding a
+  // 'message' listener refs the thread's port again.
+  thread.unref();
   return {
     async stop() {
       if (!running) return;
