@@ -1,3 +1,5 @@
+import { publishEvents } from '../events/event-path.js';
+import type { MessageEvent } from '../events/message-event.js';
 import { newId, nowIso } from '../ids.js';
 import { describeRefusal } from '../inbound/bounce-subtype.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
@@ -49,7 +51,8 @@ function statusMoveFor(result: RecipientResult, attempt: number, givingUp: boole
 export function createOutcomeRecorder(store: Store, options: RecorderOptions) {
   const { owner, providerName, retry, random = Math.random } = options;
 
-  async function write(repos: Repositories, { job, results }: JobResult, now: string): Promise<void> {
+  /** Writes one job's outcome; the events of its status moves go into `events`, published once per transaction. */
+  async function write(repos: Repositories, { job, results }: JobResult, now: string, events: MessageEvent[]): Promise<void> {
     const attempt = Number(job.attempts);
     const temporary = results.filter((r) => r.outcome === 'temporary');
     const delay = temporary.length > 0 ? retryDelayMs(attempt, retry, random) : null;
@@ -71,9 +74,9 @@ export function createOutcomeRecorder(store: Store, options: RecorderOptions) {
     for (const result of results) {
       const move = statusMoveFor(result, attempt, givingUp);
       if (!move) continue;
-      const change = await moveSendEntry(repos, result.entry, move, now);
+      const change = await moveSendEntry(repos, result.entry, move, now, { into: events });
       // Once: a re-sent message (after a crash) must not complain twice.
-      if (change === 'move' && result.complaint) await recordComplaint(repos, result.entry, result.complaint, now);
+      if (change === 'move' && result.complaint) await recordComplaint(repos, result.entry, result.complaint, now, { into: events });
     }
     if (delay !== null) {
       const due = new Date(Date.parse(now) + delay).toISOString();
@@ -81,6 +84,13 @@ export function createOutcomeRecorder(store: Store, options: RecorderOptions) {
     } else {
       await repos.deliveryJobs.complete(job.id, owner, now);
     }
+  }
+
+  /** The outcomes of one transaction, then their events through the event path in one pass, in order. */
+  async function writeAll(repos: Repositories, results: JobResult[], now: string): Promise<void> {
+    const events: MessageEvent[] = [];
+    for (const result of results) await write(repos, result, now, events);
+    await publishEvents(repos, events);
   }
 
   interface Pending {
@@ -93,15 +103,13 @@ export function createOutcomeRecorder(store: Store, options: RecorderOptions) {
     async (batch) => {
       const now = nowIso();
       try {
-        await store.transaction(async (repos) => {
-          for (const { result } of batch) await write(repos, result, now);
-        });
+        await store.transaction((repos) => writeAll(repos, batch.map((p) => p.result), now));
         for (const pending of batch) pending.resolve();
       } catch (error) {
         if (batch.length === 1) return batch[0]!.reject(error);
         // One bad result must not hold back the others: write each alone.
         for (const pending of batch) {
-          await store.transaction((repos) => write(repos, pending.result, now)).then(pending.resolve, pending.reject);
+          await store.transaction((repos) => writeAll(repos, [pending.result], now)).then(pending.resolve, pending.reject);
         }
       }
     },

@@ -23,6 +23,21 @@ function eventOf(entry: LogEntryRow, move: StatusMove, now: string): MessageEven
 }
 
 /**
+ * Where the events of status moves go: published at once (the default), or,
+ * with `into`, gathered for the caller to publish together once its
+ * transaction's moves are done (the outcome recorder: one pass of the event
+ * path per batch, not one per recipient).
+ */
+export interface EventSink {
+  into?: MessageEvent[];
+}
+
+async function emit(repos: Repositories, event: MessageEvent, sink: EventSink): Promise<void> {
+  if (sink.into) sink.into.push(event);
+  else await publishEvents(repos, [event]);
+}
+
+/**
  * Moves one `send` entry along the transition table, its stats counters with
  * it, and publishes the event of the move on the event path; all with the
  * given repositories, so inside the caller's transaction. A duplicate or a
@@ -30,13 +45,13 @@ function eventOf(entry: LogEntryRow, move: StatusMove, now: string): MessageEven
  * not locks: if a concurrent writer moved the entry since it was read, judge
  * again from what is there now.
  */
-export async function moveSendEntry(repos: Repositories, entry: LogEntryRow, move: StatusMove, now = nowIso()): Promise<StatusChange> {
+export async function moveSendEntry(repos: Repositories, entry: LogEntryRow, move: StatusMove, now = nowIso(), sink: EventSink = {}): Promise<StatusChange> {
   let current: LogEntryRow | undefined = entry;
   while (current) {
     const verdict = judgeTransition(current.status as SendStatus, move.to);
     if (verdict !== 'move') return verdict;
     if (await repos.logs.moveStatus(current, current.status, move.to, move.detail, now)) {
-      await publishEvents(repos, [eventOf(current, move, now)]);
+      await emit(repos, eventOf(current, move, now), sink);
       return 'move';
     }
     current = await repos.logs.findSendEntry(current.message_id, current.recipient);
@@ -49,9 +64,9 @@ export async function moveSendEntry(repos: Repositories, entry: LogEntryRow, mov
  * feedback loop's report): a `complaint` log entry beside the `send` entry,
  * which keeps its status, and the `complained` event. Inside the caller's transaction.
  */
-export async function recordComplaint(repos: Repositories, entry: LogEntryRow, feedbackType: string, now = nowIso()): Promise<void> {
+export async function recordComplaint(repos: Repositories, entry: LogEntryRow, feedbackType: string, now = nowIso(), sink: EventSink = {}): Promise<void> {
   await repos.logs.insertMany([{ ...entry, id: newId('log'), type: 'complaint', status: 'complained', error: null, created_at: now, updated_at: now }]);
-  await publishEvents(repos, [{ ...eventAbout(entry, 'complained', now), feedback_type: feedbackType }]);
+  await emit(repos, { ...eventAbout(entry, 'complained', now), feedback_type: feedbackType }, sink);
 }
 
 /**
