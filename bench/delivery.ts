@@ -16,7 +16,7 @@ import { DEFAULT_WORKER_CONCURRENCY, loadConfig } from '../src/config.js';
 import { SMTP_POOL_SIZE } from '../src/delivery/smtp-provider.js';
 import type { DomainsTable } from '../src/db/schema.js';
 import { newId, nowIso } from '../src/ids.js';
-import { writeAcceptedSends, type AcceptedSend } from '../src/repositories/accepted-sends.js';
+import { writeAcceptedSends, type AcceptedSend } from '../src/acceptance/accepted-sends.js';
 import { createStore, type Store } from '../src/repositories/index.js';
 import { openMigratedDatabase, startDeliveryWorker } from '../src/server.js';
 import { generateDkimKeyPair } from '../src/services/dkim-keys.js';

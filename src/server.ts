@@ -12,9 +12,9 @@ import { startInboundReceiver, type InboundReceiver } from './inbound/inbound-re
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 import { endpointPreparer } from './webhooks/webhook-endpoint.js';
 import { createInboundReportService } from './services/inbound-report-service.js';
-import { createAcceptedSendWriter } from './repositories/accepted-send-writer.js';
+import { createAcceptedSendWriter } from './acceptance/accepted-send-writer.js';
 import { createStore, type Store } from './repositories/index.js';
-import { createThreadedSendWriter } from './repositories/threaded-send-writer.js';
+import { createThreadedSendWriter } from './acceptance/threaded-send-writer.js';
 import { createServices, type Services } from './services/index.js';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './services/rate-limiter.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
-import { createAcceptedSendWriter } from '../src/repositories/accepted-send-writer.js';
+import { createAcceptedSendWriter } from '../src/acceptance/accepted-send-writer.js';
 import type { Store } from '../src/repositories/index.js';
 import { acceptedSend as makeAcceptedSend } from './helpers/accepted-send.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';

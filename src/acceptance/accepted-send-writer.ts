@@ -1,6 +1,6 @@
 import { settleSends, writeAcceptedSends, type AcceptedSendWriter, type PendingSend } from './accepted-sends.js';
-import { createBatchQueue } from './batch-queue.js';
-import type { Store } from './index.js';
+import { createBatchQueue } from '../repositories/batch-queue.js';
+import type { Store } from '../repositories/index.js';
 
 /**
  * The writer for a store whose database does its work elsewhere (another

@@ -2,9 +2,9 @@ import type { MessagesTable } from '../db/schema.js';
 import { publishEvents } from '../events/event-path.js';
 import type { MessageEvent } from '../events/message-event.js';
 import { holdBackSuppressed } from '../services/suppressed-recipients.js';
-import type { Store } from './index.js';
-import type { LogEntryRow } from './logs-repository.js';
-import type { NewDeliveryJob } from './messages-repository.js';
+import type { Store } from '../repositories/index.js';
+import type { LogEntryRow } from '../repositories/logs-repository.js';
+import type { NewDeliveryJob } from '../repositories/messages-repository.js';
 
 /**
  * Everything one accepted send writes: the message, its log entries, its

@@ -7,8 +7,8 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { Db } from '../db/database.js';
 import { openSqlite, type SqliteOptions } from '../db/database.js';
 import { writeAcceptedSends, type AcceptedSend, type SendWriteResult } from './accepted-sends.js';
-import { createBatchQueue } from './batch-queue.js';
-import { createStore } from './index.js';
+import { createBatchQueue } from '../repositories/batch-queue.js';
+import { createStore } from '../repositories/index.js';
 
 export interface SendWriterThreadData {
   dataDir: string;

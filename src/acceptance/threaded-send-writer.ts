@@ -3,7 +3,7 @@ import type { Worker } from 'node:worker_threads';
 import type { SqliteOptions } from '../db/database.js';
 import { startTypeScriptThread } from '../typescript-thread.js';
 import { settleSends, type AcceptedSendWriter, type PendingSend, type SendWriteResult } from './accepted-sends.js';
-import { createBatchQueue } from './batch-queue.js';
+import { createBatchQueue } from '../repositories/batch-queue.js';
 import type { SendWriterReply, SendWriterRequest, SendWriterThreadData } from './send-writer-thread.js';
 
 const THREAD_ENTRY = new URL('./send-writer-thread.ts', import.meta.url);

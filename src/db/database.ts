@@ -46,11 +46,12 @@ export function sqliteFileOf(dataDir: string): string {
 
 /**
  * `wal_autocheckpoint` of a process whose WAL a checkpointer thread copies
- * back (see wal-checkpointer.ts). A WAL starts over only at the first write
- * after a checkpoint that left nothing behind, and under steady writing that
- * moment never comes between a background checkpoint and the next commit: the
- * writer still checkpoints at this size (16 MiB), but finds all but the last
- * ~100 ms of frames copied already, and starts the WAL over.
+ * back (see wal-checkpointer.ts). A WAL starts over at a write transaction
+ * that begins when every frame has been copied and no reader holds an older
+ * snapshot; under steady writing a background checkpoint rarely ends just
+ * before one, so the WAL would grow. The writers still checkpoint at this size
+ * (16 MiB), find all but the last ~100 ms of frames copied, and their next
+ * write starts the WAL over.
  */
 export const SQLITE_WRITER_CHECKPOINT_PAGES = 4096;
 
@@ -73,8 +74,11 @@ export function openSqlite(dataDir: string, { backgroundCheckpoints = false }: S
   // for a moment at a time; wait for it rather than fail. The driver is
   // synchronous, so the wait blocks this thread: fine for the short writes there are.
   sqlite.pragma('busy_timeout = 5000');
-  // A 64 MiB page cache and checkpoints every ~40 MiB of WAL: hot index pages
-  // are written back once per checkpoint, not once per few hundred sends.
+  // A 64 MiB page cache. Without a checkpointer thread, checkpoints every
+  // ~40 MiB of WAL: hot index pages are written back once per checkpoint, not
+  // once per few hundred sends, at the price of a long copy inside one commit.
+  // With it, pages are copied back every 100 ms (more copies of the same hot
+  // pages, off the writers' path) and the writers' own checkpoint is small.
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma(`wal_autocheckpoint = ${backgroundCheckpoints ? SQLITE_WRITER_CHECKPOINT_PAGES : 10_000}`);
   return new Kysely<Database>({ dialect: new BetterSqliteDialect(sqlite) });

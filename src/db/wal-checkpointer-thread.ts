@@ -11,7 +11,11 @@ export interface WalCheckpointerData {
   intervalMs: number;
 }
 export type WalCheckpointerRequest = { type: 'close' };
-export type WalCheckpointerReply = { type: 'failed'; message: string };
+export type WalCheckpointerReply =
+  /** The store would not open: the thread ends after this. */
+  | { type: 'unavailable'; message: string }
+  /** A checkpoint failed; reported once until one succeeds or the error changes. */
+  | { type: 'failed'; message: string };
 
 /**
  * A passive checkpoint copies the frames committed before it started, without
@@ -21,6 +25,8 @@ export type WalCheckpointerReply = { type: 'failed'; message: string };
  */
 const MAX_ROUNDS_PER_TICK = 8;
 
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 function run(port: MessagePort, { dataDir, intervalMs }: WalCheckpointerData): void {
   let sqlite: SQLite.Database;
   try {
@@ -29,21 +35,26 @@ function run(port: MessagePort, { dataDir, intervalMs }: WalCheckpointerData): v
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma('busy_timeout = 5000');
   } catch (error) {
-    port.postMessage({ type: 'failed', message: error instanceof Error ? error.message : String(error) } satisfies WalCheckpointerReply);
+    port.postMessage({ type: 'unavailable', message: messageOf(error) } satisfies WalCheckpointerReply);
     port.close();
     return;
   }
 
+  // Ten ticks a second: a lasting failure (a full disk) is reported once, not ten times a second.
+  let reported: string | undefined;
   const tick = () => {
     try {
       for (let round = 0; round < MAX_ROUNDS_PER_TICK; round++) {
         const [result] = sqlite.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+        reported = undefined;
         // busy: another checkpoint holds the lock (a writer's own, another process's); this one waits for the next tick.
         if (!result || result.busy !== 0 || result.checkpointed >= result.log) return;
       }
     } catch (error) {
       // Reported, not fatal: the writers' own checkpoints still bound the WAL.
-      port.postMessage({ type: 'failed', message: error instanceof Error ? error.message : String(error) } satisfies WalCheckpointerReply);
+      const message = messageOf(error);
+      if (message !== reported) port.postMessage({ type: 'failed', message } satisfies WalCheckpointerReply);
+      reported = message;
     }
   };
   const timer = setInterval(tick, intervalMs);

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Logger } from 'pino';
 import { startTypeScriptThread } from '../typescript-thread.js';
 import type { WalCheckpointerData, WalCheckpointerReply, WalCheckpointerRequest } from './wal-checkpointer-thread.js';
@@ -26,18 +25,20 @@ export function startWalCheckpointer(dataDir: string, logger: Logger, intervalMs
   const data: WalCheckpointerData = { dataDir, intervalMs };
   const thread = startTypeScriptThread(THREAD_ENTRY, data);
   let running = true;
+  // A plain listener rather than events.once, which would reject on an 'error' and leave stop() (and the close after it) undone.
+  const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
   thread.on('message', (reply: WalCheckpointerReply) => {
-    logger.warn({ err: reply.message }, 'WAL checkpoint failed; the writers still checkpoint by themselves');
+    if (reply.type === 'unavailable') logger.warn({ err: reply.message }, 'WAL checkpointer could not open the store; the writers checkpoint by themselves');
+    else logger.warn({ err: reply.message }, 'WAL checkpoint failed; the writers still checkpoint by themselves');
   });
   thread.on('error', (error) => logger.warn({ err: error.message }, 'WAL checkpointer thread failed'));
-  thread.on('exit', () => (running = false));
+  void exited.then(() => (running = false));
   // It only ever helps: it must not keep the process alive. After the listeners: adding a
   // 'message' listener refs the thread's port again.
   thread.unref();
   return {
     async stop() {
       if (!running) return;
-      const exited = once(thread, 'exit');
       thread.ref();
       thread.postMessage({ type: 'close' } satisfies WalCheckpointerRequest);
       await exited;

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
-import { createAcceptedSendWriter } from '../repositories/accepted-send-writer.js';
-import type { AcceptedSendWriter } from '../repositories/accepted-sends.js';
+import { createAcceptedSendWriter } from '../acceptance/accepted-send-writer.js';
+import type { AcceptedSendWriter } from '../acceptance/accepted-sends.js';
 import type { Store } from '../repositories/index.js';
 import type { HostResolver } from '../webhooks/url-guard.js';
 import { createApiKeyService } from './api-key-service.js';

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import { newId, nowIso } from '../ids.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
-import type { AcceptedSendWriter } from '../repositories/accepted-sends.js';
+import type { AcceptedSendWriter } from '../acceptance/accepted-sends.js';
 import type { Store } from '../repositories/index.js';
 import { eventAbout, type MessageEvent } from '../events/message-event.js';
 import { domainOf } from './email-address.js';

@@ -1,4 +1,4 @@
-import type { AcceptedSend } from '../repositories/accepted-sends.js';
+import type { AcceptedSend } from '../acceptance/accepted-sends.js';
 import type { Repositories } from '../repositories/index.js';
 import { eventAbout } from '../events/message-event.js';
 import { normalizeAddress } from './email-address.js';

@@ -1,5 +1,5 @@
 import { newId, nowIso } from '../../src/ids.js';
-import type { AcceptedSend } from '../../src/repositories/accepted-sends.js';
+import type { AcceptedSend } from '../../src/acceptance/accepted-sends.js';
 
 /** What the send service hands a writer for one send of `recipients` recipients. */
 export function acceptedSend(workspaceId: string, recipients: number, messageId = newId('msg')): AcceptedSend {
