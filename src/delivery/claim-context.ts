@@ -3,7 +3,8 @@ import type { MessagesTable } from '../db/schema.js';
 import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
 import type { Store } from '../repositories/index.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
-import { domainOf, normalizeAddress } from '../services/email-address.js';
+import { domainOf } from '../services/email-address.js';
+import { suppressedAmong } from '../services/suppressed-recipients.js';
 import { checkSenderDomain, type SenderDomainCheck } from '../services/sender-domain.js';
 
 /** What attempting one job needs to read, read for a whole claim at once. */
@@ -35,22 +36,15 @@ export async function loadClaimContext(store: Store, config: Pick<Config, 'provi
     entriesOf.set(entry.message_id, list);
   }
 
-  const addressesOf = new Map<string, Set<string>>();
   const senderKey = (m: MessagesTable) => `${m.workspace_id}\0${domainOf(m.from_address)}`;
   const senderOf = new Map<string, MessagesTable>();
-  for (const message of messages.values()) {
-    const addresses = addressesOf.get(message.workspace_id) ?? new Set<string>();
-    for (const entry of entriesOf.get(message.id) ?? []) if (entry.status === 'sent') addresses.add(normalizeAddress(entry.recipient));
-    addressesOf.set(message.workspace_id, addresses);
-    senderOf.set(senderKey(message), message);
-  }
+  for (const message of messages.values()) senderOf.set(senderKey(message), message);
   // All at once, and all awaited together: a failing lookup rejects this call, never floats unawaited.
   const checks = await Promise.all(
     [...senderOf].map(async ([key, m]) => [key, await checkSenderDomain(store.domains, config, m.workspace_id, domainOf(m.from_address))] as const),
   );
   const senders = new Map(checks);
-  const suppressedIn = new Map<string, Map<string, string>>();
-  for (const [workspaceId, addresses] of addressesOf) suppressedIn.set(workspaceId, await store.suppressions.findSuppressed(workspaceId, [...addresses]));
+  const suppressedIn = await suppressedAmong(store.suppressions, [...entriesOf.values()].flat());
 
   const contexts = new Map<string, JobContext>();
   for (const job of jobs) {

@@ -1,10 +1,33 @@
 import type { AcceptedSend } from '../acceptance/accepted-sends.js';
 import type { Repositories } from '../repositories/index.js';
+import type { LogEntryRow } from '../repositories/logs-repository.js';
 import { eventAbout } from '../events/message-event.js';
 import { normalizeAddress } from './email-address.js';
 
 /** The error detail of a recipient held back by the suppression list, at acceptance or at delivery. */
 export const suppressedError = (reason: string) => `Recipient is on the suppression list (${reason})`;
+
+/**
+ * Of the recipients of `sent` entries, those on their workspace's suppression
+ * list (lower-cased address → reason), per workspace: one look-up per
+ * workspace however many entries, for acceptance's batches and the worker's
+ * claims alike.
+ */
+export async function suppressedAmong(
+  suppressions: Repositories['suppressions'],
+  entries: Pick<LogEntryRow, 'workspace_id' | 'recipient' | 'status'>[],
+): Promise<Map<string, Map<string, string>>> {
+  const addressesOf = new Map<string, Set<string>>();
+  for (const entry of entries) {
+    if (entry.status !== 'sent') continue;
+    const addresses = addressesOf.get(entry.workspace_id) ?? new Set<string>();
+    addresses.add(normalizeAddress(entry.recipient));
+    addressesOf.set(entry.workspace_id, addresses);
+  }
+  const suppressedIn = new Map<string, Map<string, string>>();
+  for (const [workspaceId, addresses] of addressesOf) suppressedIn.set(workspaceId, await suppressions.findSuppressed(workspaceId, [...addresses]));
+  return suppressedIn;
+}
 
 /**
  * Holds back the recipients of accepted sends that are on their workspace's
@@ -17,21 +40,8 @@ export const suppressedError = (reason: string) => `Recipient is on the suppress
  * those it changes are copies.
  */
 export async function holdBackSuppressed(repos: Repositories, sends: AcceptedSend[]): Promise<AcceptedSend[]> {
-  const addressesOf = new Map<string, Set<string>>();
-  for (const send of sends) {
-    for (const entry of send.entries) {
-      if (entry.status !== 'sent') continue;
-      const addresses = addressesOf.get(entry.workspace_id) ?? new Set<string>();
-      addresses.add(normalizeAddress(entry.recipient));
-      addressesOf.set(entry.workspace_id, addresses);
-    }
-  }
-  const suppressedIn = new Map<string, Map<string, string>>();
-  for (const [workspaceId, addresses] of addressesOf) {
-    const listed = await repos.suppressions.findSuppressed(workspaceId, [...addresses]);
-    if (listed.size > 0) suppressedIn.set(workspaceId, listed);
-  }
-  if (suppressedIn.size === 0) return sends;
+  const suppressedIn = await suppressedAmong(repos.suppressions, sends.flatMap((s) => s.entries));
+  if (![...suppressedIn.values()].some((listed) => listed.size > 0)) return sends;
 
   return sends.map((send) => {
     const listed = suppressedIn.get(send.message.workspace_id);
