@@ -1,7 +1,7 @@
 import type { AcceptedSend } from '../acceptance/accepted-sends.js';
 import type { Repositories } from '../repositories/index.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
-import { eventAbout } from '../events/message-event.js';
+import { eventAbout, type MessageEvent } from '../events/message-event.js';
 import { normalizeAddress } from './email-address.js';
 
 /** The error detail of a recipient held back by the suppression list, at acceptance or at delivery. */
@@ -45,14 +45,14 @@ export async function holdBackSuppressed(repos: Repositories, sends: AcceptedSen
 
   return sends.map((send) => {
     const listed = suppressedIn.get(send.message.workspace_id);
-    if (!listed || !send.entries.some((e) => e.status === 'sent' && listed.has(normalizeAddress(e.recipient)))) return send;
-    const events = [...send.events];
+    const held: MessageEvent[] = [];
     const entries = send.entries.map((entry) => {
-      const reason = entry.status === 'sent' ? listed.get(normalizeAddress(entry.recipient)) : undefined;
+      const reason = entry.status === 'sent' ? listed?.get(normalizeAddress(entry.recipient)) : undefined;
       if (reason === undefined) return entry;
-      events.push({ ...eventAbout(entry, 'suppressed', entry.created_at), reason });
+      held.push({ ...eventAbout(entry, 'suppressed', entry.created_at), reason });
       return { ...entry, status: 'suppressed' as const, error: suppressedError(reason) };
     });
-    return { ...send, entries, events, job: entries.some((e) => e.status === 'sent') ? send.job : null };
+    if (held.length === 0) return send;
+    return { ...send, entries, events: [...send.events, ...held], job: entries.some((e) => e.status === 'sent') ? send.job : null };
   });
 }
