@@ -2,16 +2,17 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOpt
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { fail } from './http/envelope.js';
 import type { Config } from './config.js';
-import { registerApiGuard } from './http/api-guard.js';
+import { HEALTH_PATH, registerApiGuard } from './http/api-guard.js';
 import { registerErrorHandling } from './http/error-handler.js';
-import { formatValidationError, validatorCompiler } from './http/validation.js';
+import { formatValidationError, refuseUnknownQueryParameters, validatorCompiler } from './http/validation.js';
 import apiKeyRoutes from './routes/api-keys.js';
 import domainRoutes from './routes/domains.js';
 import healthRoutes from './routes/health.js';
-import logRoutes from './routes/logs.js';
+import { logRoutes } from './logs/index.js';
 import sendRoutes from './routes/send.js';
 import suppressionRoutes from './routes/suppressions.js';
 import webhookRoutes from './routes/webhooks.js';
+import { statsRoutes } from './stats/index.js';
 import type { Services } from './services/index.js';
 
 /** HTML bodies can be large; this bounds what one request may make us buffer. */
@@ -51,6 +52,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   app.setValidatorCompiler(validatorCompiler);
   app.decorate('services', services);
   registerErrorHandling(app);
+  refuseUnknownQueryParameters(app, [HEALTH_PATH]);
   registerApiGuard(app, {
     authenticate: (key) => services.apiKeys.authenticate(key),
     rateLimiter: services.rateLimiter,
@@ -60,6 +62,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   await app.register(healthRoutes);
   await app.register(sendRoutes);
   await app.register(logRoutes);
+  await app.register(statsRoutes);
   await app.register(domainRoutes);
   await app.register(apiKeyRoutes);
   await app.register(suppressionRoutes);

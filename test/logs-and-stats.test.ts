@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { LogEntryView } from '../src/services/log-service.js';
+import type { LogEntryView } from '../src/logs/log-service.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 
 type Entry = LogEntryView;

@@ -40,7 +40,7 @@ describe('recording a recipient outcome', () => {
     assert.equal(after.total_sent, before.total_sent + 2, 'still two sends');
     assert.equal(after.delivered, before.delivered + 1, 'counted once');
     assert.equal(await total('delivered'), after.delivered, 'stats agree with the log');
-    assert.equal(await total('sent'), (await t.store.logs.counters(t.workspaceId)).find((c) => c.type === 'send' && c.status === 'sent')!.count);
+    assert.equal(await total('sent'), (await t.store.counters.totals(t.workspaceId)).find((c) => c.type === 'send' && c.status === 'sent')!.count);
   });
 
   it('lets a delivered message bounce later, keeps the detail, and refuses to move back', async () => {

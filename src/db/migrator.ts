@@ -5,6 +5,7 @@ import * as deliveryHistory from './migrations/0003-delivery-history.js';
 import * as suppressionsIndex from './migrations/0004-suppressions-index.js';
 import * as inboundReports from './migrations/0005-inbound-reports.js';
 import * as webhooks from './migrations/0006-webhooks.js';
+import * as logSearch from './migrations/0007-log-search.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '0004-suppressions-index': suppressionsIndex,
   '0005-inbound-reports': inboundReports,
   '0006-webhooks': webhooks,
+  '0007-log-search': logSearch,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

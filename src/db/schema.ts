@@ -8,6 +8,7 @@ export interface Database {
   messages: MessagesTable;
   log_entries: LogEntriesTable;
   log_counters: LogCountersTable;
+  log_hourly_counters: LogHourlyCountersTable;
   suppressions: SuppressionsTable;
   delivery_jobs: DeliveryJobsTable;
   sandbox_messages: SandboxMessagesTable;
@@ -93,6 +94,11 @@ export interface LogCountersTable {
   type: LogType;
   status: LogStatus;
   count: number;
+}
+
+/** The same counts per hour of the entries' `created_at` (`2026-11-22T10:00:00.000Z`): counts over a time range without counting entries. */
+export interface LogHourlyCountersTable extends LogCountersTable {
+  hour: string;
 }
 
 export interface SuppressionsTable {

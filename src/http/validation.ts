@@ -1,5 +1,5 @@
 import { Ajv, type ErrorObject } from 'ajv';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 
 /**
  * Bodies are validated strictly (no type coercion, unknown fields refused so a
@@ -29,7 +29,9 @@ export function formatValidationError(errors: ErrorObject[], dataVar: string): E
     case 'required':
       return new Error(`${child(String(params.missingProperty))} is required`);
     case 'additionalProperties':
-      return new Error(`${child(String(params.additionalProperty))} is not a supported field`);
+      return new Error(
+        `${child(String(params.additionalProperty))} is not a supported ${dataVar === 'querystring' && !base ? 'query parameter' : 'field'}`,
+      );
     case 'type':
       return new Error(`${field} must be ${article(String(params.type))}`);
     case 'minimum':
@@ -58,4 +60,21 @@ function article(type: string): string {
     'string,null': 'a string',
   };
   return names[type] ?? `of type ${type}`;
+}
+
+/** A query string that may hold nothing: what a route that declares no parameters validates against. */
+const NO_PARAMETERS = { type: 'object', properties: {}, additionalProperties: false } as const;
+
+/**
+ * A query parameter a route does not know answers 400 naming it, as an unknown
+ * body field does: `?statsu=failed` must not quietly list everything. Routes
+ * that take parameters declare them with `additionalProperties: false`; every
+ * other route (but `except`: the health check, which load balancers call with
+ * what they like) gets a schema that takes none. Register before the routes.
+ */
+export function refuseUnknownQueryParameters(app: FastifyInstance, except: string[]): void {
+  app.addHook('onRoute', (route) => {
+    if (except.includes(route.url) || route.schema?.querystring) return;
+    route.schema = { ...route.schema, querystring: NO_PARAMETERS };
+  });
 }

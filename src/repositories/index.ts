@@ -12,16 +12,20 @@ import { createSuppressionsRepository } from './suppressions-repository.js';
 import { createWebhooksRepository } from './webhooks-repository.js';
 import { createWebhookDeliveriesRepository } from './webhook-deliveries-repository.js';
 import { createWorkspacesRepository } from './workspaces-repository.js';
+import { createLogSearchRepository } from '../logs/log-search-repository.js';
+import { createCountersRepository } from '../stats/counters-repository.js';
 
 function bind(db: Db, counters?: CounterDeltas) {
   return {
     workspaces: createWorkspacesRepository(db),
     apiKeys: createApiKeysRepository(db),
+    counters: createCountersRepository(db),
     deliveryAttempts: createDeliveryAttemptsRepository(db),
     deliveryJobs: createDeliveryJobsRepository(db),
     domains: createDomainsRepository(db),
     inboundReports: createInboundReportsRepository(db),
     logs: createLogsRepository(db, counters),
+    logSearch: createLogSearchRepository(db),
     messageEvents: createMessageEventsRepository(db),
     messages: createMessagesRepository(db),
     suppressions: createSuppressionsRepository(db),

@@ -1,20 +1,11 @@
 import type { Db } from '../db/database.js';
-import type { LogCountersTable, LogEntriesTable, LogStatus, LogType } from '../db/schema.js';
+import type { LogCountersTable, LogEntriesTable, LogHourlyCountersTable, LogStatus, LogType } from '../db/schema.js';
 import { compileOnce } from '../db/compiled-query.js';
 import { bulkInsert } from './bulk-insert.js';
 
 export type LogEntryRow = LogEntriesTable;
-export interface LogFilter {
-  type?: LogType | undefined;
-  status?: LogStatus | undefined;
-}
-export interface CounterRow {
-  type: LogType;
-  status: LogStatus;
-  count: number;
-}
 
-// Both run on every accepted send.
+// All three run on every accepted send.
 const insertEntries = bulkInsert('log_entries', [
   'id', 'workspace_id', 'message_id', 'type', 'status', 'recipient', 'from_email', 'subject', 'error', 'created_at', 'updated_at',
 ]);
@@ -30,30 +21,59 @@ const bumpCounter = compileOnce(
       ),
   (row) => [row.workspace_id, row.type, row.status, row.count],
 );
+const bumpHourlyCounter = compileOnce(
+  (db: Db, row: LogHourlyCountersTable) =>
+    db
+      .insertInto('log_hourly_counters')
+      .values({ workspace_id: row.workspace_id, hour: row.hour, type: row.type, status: row.status, count: row.count })
+      .onConflict((oc) =>
+        oc.columns(['workspace_id', 'hour', 'type', 'status']).doUpdateSet((eb) => ({
+          count: eb('log_hourly_counters.count', '+', eb.ref('excluded.count')),
+        })),
+      ),
+  (row) => [row.workspace_id, row.hour, row.type, row.status, row.count],
+);
+
+/** The hour an entry is counted in: its `created_at` (ISO 8601 UTC text) cut to the hour. */
+export function hourOf(createdAt: string): string {
+  return `${createdAt.slice(0, 13)}:00:00.000Z`;
+}
 
 /**
  * Counter changes gathered over one transaction and applied at its end, added
- * up and in one order (workspace, type, status). Applied as they came, two
+ * up and in one order (all-time counters by workspace, type, status; then the
+ * hourly ones by workspace, hour, type, status). Applied as they came, two
  * transactions moving entries of two workspaces, or from different statuses,
  * took the same counter rows' locks in opposite orders and deadlocked on
  * PostgreSQL; in one order they queue instead.
  */
 export function createCounterDeltas() {
-  const deltas = new Map<string, LogCountersTable>();
+  const totals = new Map<string, LogCountersTable>();
+  const hourly = new Map<string, LogHourlyCountersTable>();
   return {
-    add(workspace_id: string, type: LogType, status: LogStatus, count: number): void {
+    /** `count` entries of (type, status) more (or fewer, when negative), created at `createdAt`. */
+    add(workspace_id: string, type: LogType, status: LogStatus, count: number, createdAt: string): void {
       const key = `${workspace_id}\0${type}\0${status}`;
-      const delta = deltas.get(key) ?? { workspace_id, type, status, count: 0 };
-      delta.count += count;
-      deltas.set(key, delta);
+      const total = totals.get(key) ?? { workspace_id, type, status, count: 0 };
+      total.count += count;
+      totals.set(key, total);
+      const hour = hourOf(createdAt);
+      const hourKey = `${workspace_id}\0${hour}\0${type}\0${status}`;
+      const inHour = hourly.get(hourKey) ?? { workspace_id, hour, type, status, count: 0 };
+      inHour.count += count;
+      hourly.set(hourKey, inHour);
     },
     async apply(db: Db): Promise<void> {
-      const keys = [...deltas.keys()].sort();
-      for (const key of keys) {
-        const delta = deltas.get(key)!;
+      for (const key of [...totals.keys()].sort()) {
+        const delta = totals.get(key)!;
         if (delta.count !== 0) await bumpCounter(db, delta);
       }
-      deltas.clear();
+      for (const key of [...hourly.keys()].sort()) {
+        const delta = hourly.get(key)!;
+        if (delta.count !== 0) await bumpHourlyCounter(db, delta);
+      }
+      totals.clear();
+      hourly.clear();
     },
   };
 }
@@ -64,17 +84,12 @@ export type CounterDeltas = ReturnType<typeof createCounterDeltas>;
  * an entry goes through here so the counters can never drift from the log.
  */
 export function createLogsRepository(db: Db, pending?: CounterDeltas) {
-  // Inside a transaction the counters move at its end (see createCounterDeltas); outside one, at once.
-  const bump = async (workspace: string, type: LogType, status: LogStatus, count: number) => {
-    if (pending) return pending.add(workspace, type, status, count);
-    await bumpCounter(db, { workspace_id: workspace, type, status, count });
-  };
   return {
     /** Inserts entries (of any workspaces) and counts them. Call inside a transaction. */
     async insertMany(entries: LogEntryRow[]): Promise<void> {
       await insertEntries(db, entries);
       const counts = pending ?? createCounterDeltas();
-      for (const { workspace_id, type, status } of entries) counts.add(workspace_id, type, status, 1);
+      for (const { workspace_id, type, status, created_at } of entries) counts.add(workspace_id, type, status, 1, created_at);
       if (!pending) await counts.apply(db);
     },
 
@@ -101,7 +116,13 @@ export function createLogsRepository(db: Db, pending?: CounterDeltas) {
      * another writer moved it first: the caller judges again from what is
      * there now. Call inside a transaction.
      */
-    async moveStatus(entry: Pick<LogEntryRow, 'id' | 'workspace_id' | 'type'>, from: LogStatus, to: LogStatus, error: string | null, now: string): Promise<boolean> {
+    async moveStatus(
+      entry: Pick<LogEntryRow, 'id' | 'workspace_id' | 'type' | 'created_at'>,
+      from: LogStatus,
+      to: LogStatus,
+      error: string | null,
+      now: string,
+    ): Promise<boolean> {
       const moved = await db
         .updateTable('log_entries')
         .set({ status: to, error, updated_at: now })
@@ -109,26 +130,12 @@ export function createLogsRepository(db: Db, pending?: CounterDeltas) {
         .where('status', '=', from)
         .executeTakeFirst();
       if (moved.numUpdatedRows === 0n) return false;
-      await bump(entry.workspace_id, entry.type, from, -1);
-      await bump(entry.workspace_id, entry.type, to, 1);
+      // Counted where the entry was created, so counts over a time range keep agreeing with the log.
+      const counts = pending ?? createCounterDeltas();
+      counts.add(entry.workspace_id, entry.type, from, -1, entry.created_at);
+      counts.add(entry.workspace_id, entry.type, to, 1, entry.created_at);
+      if (!pending) await counts.apply(db);
       return true;
-    },
-
-    async list(workspaceId: string, filter: LogFilter, limit: number, offset: number): Promise<LogEntryRow[]> {
-      let query = db.selectFrom('log_entries').selectAll().where('workspace_id', '=', workspaceId);
-      if (filter.type) query = query.where('type', '=', filter.type);
-      if (filter.status) query = query.where('status', '=', filter.status);
-      return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
-    },
-
-    /** At most one row per (type, status) pair: a read whose cost does not grow with the log. */
-    async counters(workspaceId: string): Promise<CounterRow[]> {
-      const rows = await db
-        .selectFrom('log_counters')
-        .select(['type', 'status', 'count'])
-        .where('workspace_id', '=', workspaceId)
-        .execute();
-      return rows.map((r) => ({ type: r.type, status: r.status, count: Number(r.count) }));
     },
   };
 }

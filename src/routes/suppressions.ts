@@ -4,11 +4,14 @@ import { workspaceOf } from '../http/api-guard.js';
 import { ok } from '../http/envelope.js';
 import { SUPPRESSION_REASONS } from '../services/suppression-service.js';
 
-const SuppressionsQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
-  reason: Type.Optional(Type.Enum([...SUPPRESSION_REASONS])),
-});
+const SuppressionsQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+    offset: Type.Integer({ minimum: 0, default: 0 }),
+    reason: Type.Optional(Type.Enum([...SUPPRESSION_REASONS])),
+  },
+  { additionalProperties: false },
+);
 // `reason` is checked by the service, which can say why only `manual` is accepted here.
 const SuppressionBody = Type.Object({ email: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: false });
 const EmailParams = Type.Object({ email: Type.String() });

@@ -7,7 +7,8 @@ import { createApiKeyService } from './api-key-service.js';
 import { createDnsVerifier } from './dns-verifier.js';
 import { createDomainService } from './domain-service.js';
 import { createHealthService } from './health-service.js';
-import { createLogService } from './log-service.js';
+import { createLogService } from '../logs/log-service.js';
+import { createStatsService } from '../stats/stats-service.js';
 import { createMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { createSendService } from './send-service.js';
 import { createSuppressionService } from './suppression-service.js';
@@ -33,6 +34,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     apiKeys: createApiKeyService(store),
     domains: createDomainService(store, createDnsVerifier(config.dnsServers), config),
     logs: createLogService(store),
+    stats: createStatsService(store),
     send: createSendService(store, sendWriter, config, options.onSendAccepted),
     suppressions: createSuppressionService(store),
     webhooks: createWebhookService(store, config, { resolveHost: options.resolveHost }),

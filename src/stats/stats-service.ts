@@ -1,0 +1,65 @@
+import { ValidationError } from '../errors.js';
+import type { Store } from '../repositories/index.js';
+import { addMs, ceilTo, DAY_MS, floorTo, HOUR_MS, parseRange } from '../time-range.js';
+import { countsInRange } from './range-counts.js';
+import { statsOf, type Stats } from './stats.js';
+import type { HourlyCounterRow } from './counters-repository.js';
+
+/** Buckets one time series may have: 31 days of hours. */
+export const MAX_BUCKETS = 744;
+
+export type Interval = 'hour' | 'day';
+const INTERVAL_MS: Record<Interval, number> = { hour: HOUR_MS, day: DAY_MS };
+/** The span a series covers when `since` is not given: a day of hours, or 30 days. */
+const DEFAULT_SPAN_MS: Record<Interval, number> = { hour: DAY_MS, day: 30 * DAY_MS };
+
+export interface StatsBucket extends Stats {
+  bucket_start: string;
+}
+
+export interface SeriesQuery {
+  interval?: Interval | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
+}
+
+export function createStatsService(store: Store, now: () => Date = () => new Date()) {
+  return {
+    /** SPEC.md's statistics for the workspace; with `since`/`until`, for the entries created in that range. */
+    async stats(workspaceId: string, query: { since?: string | undefined; until?: string | undefined } = {}): Promise<Stats> {
+      const range = parseRange(query);
+      // Several reads (whole hours, the part hours at the ends): one snapshot, so a write in between cannot tear them.
+      return statsOf(await store.snapshot((repos) => countsInRange(repos, workspaceId, range)));
+    },
+
+    /**
+     * The statistics per hour or per day (UTC) of the entries created in each,
+     * zero-filled. The ends are widened to whole buckets: `since` down to the
+     * start of its bucket, `until` up to the end of its own.
+     */
+    async timeseries(workspaceId: string, query: SeriesQuery): Promise<StatsBucket[]> {
+      const interval = query.interval ?? 'day';
+      const step = INTERVAL_MS[interval];
+      const range = parseRange(query);
+      const until = ceilTo(range.until ?? now().toISOString(), step);
+      const since = floorTo(range.since ?? addMs(until, -DEFAULT_SPAN_MS[interval]), step);
+      if (since >= until) throw new ValidationError('until must be later than since');
+      const buckets = (Date.parse(until) - Date.parse(since)) / step;
+      if (buckets > MAX_BUCKETS) {
+        throw new ValidationError(`The range holds ${buckets} ${interval === 'hour' ? 'hours' : 'days'}; a time series has at most ${MAX_BUCKETS} buckets`);
+      }
+      const rows = await store.counters.hourly(workspaceId, since, until);
+      const byBucket = new Map<string, HourlyCounterRow[]>();
+      for (const row of rows) {
+        const start = floorTo(row.hour, step);
+        const bucket = byBucket.get(start);
+        if (bucket) bucket.push(row);
+        else byBucket.set(start, [row]);
+      }
+      return Array.from({ length: buckets }, (_, i) => {
+        const start = addMs(since, i * step);
+        return { bucket_start: start, ...statsOf(byBucket.get(start) ?? []) };
+      });
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * Every log filter is served by an index: the store's own query plan for each
+ * page and count query names the index it reads, and never a scan of the whole
+ * table. Pages that the index can give in time order need no sort either.
+ * The log holds a few thousand entries of two workspaces over 30 days. SQLite
+ * plans without statistics, as Mailroom runs it; PostgreSQL with the
+ * statistics ANALYZE gathers (autovacuum's job in production), and, since its
+ * planner rightly prefers a sequential scan of a table this small, with
+ * sequential scans priced out (enable_seqscan off): what remains is what an
+ * index can do, which is the question. bench/logs.ts prints the plans at a
+ * million entries.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { CompiledQuery, sql, type Compilable } from 'kysely';
+import { storeKindOfDb } from '../src/db/database.js';
+import { newId } from '../src/ids.js';
+import type { LogFilter } from '../src/logs/log-search-repository.js';
+import type { LogEntryRow } from '../src/repositories/logs-repository.js';
+import { createTestApp, type TestApp } from './helpers/test-app.js';
+
+const SINCE = '2026-11-05T10:00:00.000Z';
+
+const MESSAGE = 'msg_01jx9c1r7t5b2n4m6p8q0r2s4t';
+
+/**
+ * Each filter alone, and status with since: the indexes that may serve it
+ * (either is as good), whether its page may need a sort (a message's few
+ * entries), and whether its total is counted by a query (the others come
+ * from the counters).
+ */
+const CASES: [string, LogFilter, string[], { sorts?: boolean; counted?: boolean }][] = [
+  ['no filter', {}, ['log_entries_page_idx'], {}],
+  ['type', { type: 'bounce' }, ['log_entries_type_idx'], {}],
+  ['status', { status: 'failed' }, ['log_entries_status_idx'], {}],
+  ['type and status', { type: 'send', status: 'failed' }, ['log_entries_type_status_idx', 'log_entries_status_idx'], {}],
+  ['message_id', { message_id: MESSAGE }, ['log_entries_message_idx'], { sorts: true, counted: true }],
+  ['to', { to: 'Ada@Example.com' }, ['log_entries_recipient_idx'], { counted: true }],
+  ['from_email', { from_email: 'hello@acme.example' }, ['log_entries_sender_idx'], { counted: true }],
+  ['since', { since: SINCE }, ['log_entries_page_idx'], {}],
+  ['until', { until: SINCE }, ['log_entries_page_idx'], {}],
+  ['status and since', { status: 'delivered', since: SINCE }, ['log_entries_status_idx'], {}],
+];
+
+describe('log search query plans', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+    const other = await t.newWorkspace();
+    const rows: LogEntryRow[] = [];
+    const statuses = ['sent', 'delivered', 'delivered', 'delivered', 'bounced', 'failed', 'suppressed'] as const;
+    for (let i = 0; i < 4000; i++) {
+      const created = new Date(Date.parse('2026-10-22T00:00:00Z') + i * 647_000).toISOString();
+      const type = i % 50 === 0 ? 'bounce' : i % 97 === 0 ? 'complaint' : 'send';
+      rows.push({
+        id: newId('log'), workspace_id: i % 10 === 0 ? other.workspaceId : t.workspaceId, message_id: i % 400 === 0 ? MESSAGE : newId('msg'),
+        type, status: type === 'send' ? statuses[i % statuses.length]! : type === 'bounce' ? 'bounced' : 'complained',
+        recipient: `user${i % 900}@example.com`, from_email: ['hello@acme.example', 'billing@acme.example', 'news@acme.example'][i % 3]!,
+        subject: 'Plans', error: null, created_at: created, updated_at: created,
+      });
+    }
+    await t.store.transaction((repos) => repos.logs.insertMany(rows));
+    if (storeKindOfDb(t.db) === 'postgres') await sql`analyze`.execute(t.db);
+  });
+  after(() => t.close());
+
+  async function planOf(query: Compilable<unknown>): Promise<string> {
+    const { sql: text, parameters } = query.compile();
+    if (storeKindOfDb(t.db) === 'sqlite') {
+      const rows = await t.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${text}`, [...parameters]));
+      return rows.rows.map((r) => r.detail).join('\n');
+    }
+    return t.db.transaction().execute(async (trx) => {
+      await sql`set local enable_seqscan = off`.execute(trx);
+      const rows = await trx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain ${text}`, [...parameters]));
+      return rows.rows.map((r) => r['QUERY PLAN']).join('\n');
+    });
+  }
+
+  const scansTable = (plan: string) => /^SCAN log_entries$|SCAN log_entries(?! USING)|Seq Scan/m.test(plan);
+  const sorts = (plan: string) => /TEMP B-TREE FOR ORDER BY|(^|\s)Sort\b/m.test(plan);
+
+  for (const [name, filter, indexes, { sorts: mayNeedSort = false, counted = false }] of CASES) {
+    it(`serves a page of ${name}${counted ? ' and its count' : ''} from ${indexes.join(' or ')}`, async () => {
+      const page = await planOf(t.store.logSearch.pageQuery(t.workspaceId, filter, 50, 0));
+      assert.ok(indexes.some((index) => page.includes(index)), `the page is read through ${indexes.join(' or ')}:\n${page}`);
+      assert.ok(!scansTable(page), `no scan of the whole table:\n${page}`);
+      if (!mayNeedSort) assert.ok(!sorts(page), `the index gives the order, no sort:\n${page}`);
+      if (!counted) return;
+      const count = await planOf(t.store.logSearch.countQuery(t.workspaceId, filter));
+      assert.ok(indexes.some((index) => count.includes(index)) && !scansTable(count), `the count reads the index:\n${count}`);
+    });
+  }
+
+  it('counts a range from the hourly counters by their key, and the part hours at its ends through the page index', async () => {
+    const hours = await planOf(
+      t.db.selectFrom('log_hourly_counters').select(['type', 'status', sql`sum(count)`.as('n')]).where('workspace_id', '=', t.workspaceId).where('hour', '>=', SINCE).groupBy(['type', 'status']),
+    );
+    assert.ok(!/SCAN log_hourly_counters$|Seq Scan/m.test(hours) && /log_hourly_counters(_pk|_1)|sqlite_autoindex_log_hourly_counters/.test(hours), hours);
+    const ends = await planOf(
+      t.db.selectFrom('log_entries').select(['type', 'status']).where('workspace_id', '=', t.workspaceId).where('created_at', '>=', SINCE).where('created_at', '<', '2026-11-05T10:30:00.000Z'),
+    );
+    assert.ok(ends.includes('log_entries_page_idx') && !scansTable(ends), ends);
+  });
+});

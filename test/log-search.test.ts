@@ -1,0 +1,263 @@
+/**
+ * Log search, statistics over a range and the time series, checked against
+ * an oracle: a few hundred entries of two workspaces with known times,
+ * recipients, senders, types and statuses are written through the real
+ * repositories (the transaction that moves the counters), some then moved
+ * along the status table, and every answer is compared with what filtering
+ * the same entries in memory gives.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { LogStatus, LogType } from '../src/db/schema.js';
+import { newId } from '../src/ids.js';
+import type { LogEntryRow } from '../src/repositories/logs-repository.js';
+import { moveSendEntry } from '../src/services/send-status-service.js';
+import { createTestApp, type TestApp } from './helpers/test-app.js';
+
+const HOUR = 3_600_000;
+/** The span the entries lie in: three days from midnight, 2026-11-20. */
+const START = Date.parse('2026-11-20T00:00:00.000Z');
+const SPAN = 3 * 24 * HOUR;
+
+/** A small seeded generator, so a failure reproduces. */
+function seeded(seed: number) {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+const RECIPIENTS = ['ada@example.com', 'Ada@Example.com', 'bob@example.org', 'cyd@example.net', 'xada@example.com'];
+const SENDERS = ['hello@acme.example', 'Billing@Acme.example', 'news@other.example'];
+const STATUS_OF: Record<LogType, LogStatus[]> = { send: ['sent'], bounce: ['bounced'], complaint: ['complained'] };
+
+interface Filter {
+  type?: LogType;
+  status?: LogStatus;
+  message_id?: string;
+  to?: string;
+  from_email?: string;
+  since?: string;
+  until?: string;
+}
+
+function matches(e: LogEntryRow, f: Filter): boolean {
+  return (
+    (!f.type || e.type === f.type) &&
+    (!f.status || e.status === f.status) &&
+    (f.message_id === undefined || e.message_id === f.message_id) &&
+    (f.to === undefined || e.recipient.toLowerCase() === f.to.toLowerCase()) &&
+    (f.from_email === undefined || e.from_email.toLowerCase() === f.from_email.toLowerCase()) &&
+    (f.since === undefined || e.created_at >= f.since) &&
+    (f.until === undefined || e.created_at < f.until)
+  );
+}
+
+const newestFirst = (a: LogEntryRow, b: LogEntryRow) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id);
+
+function statsOf(entries: LogEntryRow[]) {
+  const n = (f: Filter) => entries.filter((e) => matches(e, f)).length;
+  return {
+    total_sent: n({ type: 'send' }),
+    delivered: n({ type: 'send', status: 'delivered' }),
+    bounced: n({ type: 'send', status: 'bounced' }),
+    complained: n({ type: 'complaint' }),
+    suppressed: n({ type: 'send', status: 'suppressed' }),
+    failed: n({ type: 'send', status: 'failed' }),
+  };
+}
+
+describe('log search, stats over a range and the time series', () => {
+  let t: TestApp;
+  let other: { workspaceId: string; apiKey: string };
+  /** The entries as they are now (after the status moves), per workspace. */
+  const entries = new Map<string, LogEntryRow[]>();
+  const messageIds: string[] = [];
+  const random = seeded(7);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
+
+  before(async () => {
+    t = await createTestApp({ RATE_LIMIT_OTHER_PER_MIN: '1000000' });
+    other = await t.newWorkspace();
+    for (let i = 0; i < 24; i++) messageIds.push(newId('msg'));
+    for (const workspaceId of [t.workspaceId, other.workspaceId]) {
+      const rows: LogEntryRow[] = [];
+      for (let i = 0; i < (workspaceId === t.workspaceId ? 320 : 80); i++) {
+        const type = random() < 0.8 ? 'send' : pick(['bounce', 'complaint'] as const);
+        // Some entries exactly on the hour, the rest anywhere in it.
+        const ms = START + (random() < 0.1 ? Math.floor(random() * 72) * HOUR : Math.floor(random() * SPAN));
+        const at = new Date(ms).toISOString();
+        rows.push({
+          id: newId('log'), workspace_id: workspaceId, message_id: pick(messageIds), type, status: STATUS_OF[type][0]!,
+          recipient: pick(RECIPIENTS), from_email: pick(SENDERS), subject: 'Search me', error: null, created_at: at, updated_at: at,
+        });
+      }
+      await t.store.transaction((repos) => repos.logs.insertMany(rows));
+      entries.set(workspaceId, rows);
+    }
+    // Move a third of the send entries on, as the worker and inbound reports do: the counters of the hour each was created in move with them.
+    const mine = entries.get(t.workspaceId)!;
+    for (const entry of mine.filter((e) => e.type === 'send')) {
+      if (random() > 0.33) continue;
+      const to = pick(['delivered', 'bounced', 'failed', 'suppressed'] as const);
+      const move = to === 'delivered' ? { to, detail: null } : to === 'suppressed' ? { to, detail: 'listed', reason: 'manual' } : { to, detail: 'refused' };
+      assert.equal(await t.store.transaction((repos) => moveSendEntry(repos, entry, move)), 'move');
+      Object.assign(entry, { status: to, error: move.detail });
+    }
+  });
+  after(() => t.close());
+
+  async function search(query: string, key = t.apiKey) {
+    const ids: string[] = [];
+    let total: string | undefined;
+    for (let offset = 0; ; offset += 100) {
+      const res = await t.call('GET', `/v1/send/logs?limit=100&offset=${offset}${query ? `&${query}` : ''}`, { key });
+      assert.equal(res.statusCode, 200, `${query}: ${res.body}`);
+      total = res.headers['x-total-count'] as string;
+      const page = res.json().data as { id: string }[];
+      ids.push(...page.map((e) => e.id));
+      if (page.length < 100) break;
+    }
+    return { ids, total: Number(total) };
+  }
+
+  async function expectSearch(filter: Filter, workspaceId = t.workspaceId, key = t.apiKey) {
+    const query = new URLSearchParams(filter as Record<string, string>).toString();
+    const expected = entries.get(workspaceId)!.filter((e) => matches(e, filter)).sort(newestFirst).map((e) => e.id);
+    const got = await search(query, key);
+    assert.deepEqual(got.ids, expected, `entries of ?${query}`);
+    assert.equal(got.total, expected.length, `X-Total-Count of ?${query}`);
+  }
+
+  const at = (hours: number, minutes = 0) => new Date(START + hours * HOUR + minutes * 60_000).toISOString();
+
+  it('filters by each new parameter alone: message_id, to and from_email (case-insensitive, exact), since, until', async () => {
+    await expectSearch({ message_id: messageIds[3]! });
+    await expectSearch({ to: 'ADA@example.COM' });
+    await expectSearch({ to: 'ada@example.co' });
+    await expectSearch({ from_email: 'billing@acme.example' });
+    await expectSearch({ since: at(30, 17) });
+    await expectSearch({ until: at(41) });
+    await expectSearch({ since: at(12), until: at(13) });
+  });
+
+  it('counts `since` in and `until` out: an entry exactly at either end', async () => {
+    const onTheHour = entries.get(t.workspaceId)!.find((e) => e.created_at.endsWith(':00:00.000Z'))!;
+    const first = (await search(`since=${onTheHour.created_at}&until=${at(72)}`)).ids;
+    assert.ok(first.includes(onTheHour.id), 'since is inclusive');
+    const last = (await search(`since=${at(0)}&until=${onTheHour.created_at}`)).ids;
+    assert.ok(!last.includes(onTheHour.id), 'until is exclusive');
+  });
+
+  it('combines every filter with every other, and with type and status, with exact totals', async () => {
+    const choices: Array<() => Filter> = [
+      () => ({ type: pick(['send', 'bounce', 'complaint'] as const) }),
+      () => ({ status: pick(['sent', 'delivered', 'bounced', 'failed', 'suppressed', 'complained'] as const) }),
+      () => ({ message_id: pick(messageIds) }),
+      () => ({ to: pick(RECIPIENTS).toUpperCase() }),
+      () => ({ from_email: pick(SENDERS) }),
+      () => ({ since: at(Math.floor(random() * 60), pick([0, 0, 13, 59])) }),
+      () => ({ until: at(12 + Math.floor(random() * 60), pick([0, 30])) }),
+    ];
+    for (let round = 0; round < 40; round++) {
+      const filter: Filter = {};
+      for (const choice of choices) if (random() < 0.4) Object.assign(filter, choice());
+      if (filter.since && filter.until && filter.until <= filter.since) delete filter.until;
+      await expectSearch(filter);
+    }
+    await expectSearch({ status: 'delivered', since: at(24, 30) });
+    await expectSearch({ type: 'send', status: 'sent', since: at(2, 59), until: at(3, 1) });
+  });
+
+  it('keeps each workspace to its own entries', async () => {
+    await expectSearch({ to: 'ada@example.com' }, other.workspaceId, other.apiKey);
+    await expectSearch({ since: at(10), until: at(50) }, other.workspaceId, other.apiKey);
+    await expectSearch({ message_id: messageIds[3]! }, other.workspaceId, other.apiKey);
+  });
+
+  const refusals: [string, string, string][] = [
+    ['/v1/send/logs?statsu=failed', 'statsu is not a supported query parameter', 'an unknown parameter'],
+    ['/v1/send/logs?since=yesterday', 'since must be an ISO 8601 date or date-time, such as 2026-11-22 or 2026-11-22T10:00:00Z', 'a bad since'],
+    ['/v1/send/logs?until=2026-02-30', 'until must be an ISO 8601 date or date-time, such as 2026-11-22 or 2026-11-22T10:00:00Z', 'an impossible date'],
+    ['/v1/send/logs?since=2026-11-22&until=2026-11-22', 'until must be later than since', 'an empty range'],
+    ['/v1/send/logs?to=', 'to must not be empty', 'an empty recipient'],
+    ['/v1/send/stats?from=2026-11-22', 'from is not a supported query parameter', 'an unknown stats parameter'],
+    ['/v1/send/stats?since=2026-11-23T00:00:00Z&until=2026-11-22T00:00:00Z', 'until must be later than since', 'a range backwards'],
+    ['/v1/send/stats/timeseries?interval=minute', 'interval must be one of hour, day', 'an unknown interval'],
+    ['/v1/send/stats/timeseries?interval=hour&since=2026-01-01&until=2026-03-01', 'The range holds 1416 hours; a time series has at most 744 buckets', 'too many buckets'],
+    ['/v1/domains?page=2', 'page is not a supported query parameter', 'a parameter on a route that takes none'],
+    ['/v1/suppressions?limt=5', 'limt is not a supported query parameter', 'a typo on another route'],
+  ];
+  for (const [url, error, what] of refusals) {
+    it(`answers 400 for ${what}: ${url}`, async () => {
+      const res = await t.call('GET', url);
+      assert.deepEqual([res.statusCode, res.json()], [400, { success: false, error }]);
+    });
+  }
+
+  it('reads since and until in any ISO 8601 form: a date, a time without seconds, an offset', async () => {
+    const a = await search('since=2026-11-21&until=2026-11-21T13:30%2B01:00');
+    const b = await search(`since=${at(24)}&until=${at(36, 30)}`);
+    assert.deepEqual(a, b);
+  });
+
+  it('answers stats for a range that agree with the logs of the same range, and the all-time stats as before', async () => {
+    const mine = entries.get(t.workspaceId)!;
+    const ranges: Filter[] = [{}, { since: at(5, 17) }, { until: at(60, 1) }, { since: at(10), until: at(34) }, { since: at(10, 5), until: at(10, 55) }, { since: at(10, 30), until: at(11, 20) }];
+    for (const range of ranges) {
+      const query = new URLSearchParams(range as Record<string, string>).toString();
+      const stats = (await t.call('GET', `/v1/send/stats${query ? `?${query}` : ''}`)).json().data;
+      assert.deepEqual(stats, statsOf(mine.filter((e) => matches(e, range))), `stats ?${query}`);
+      const total = async (f: string) => Number((await t.call('GET', `/v1/send/logs?${f}${query ? `&${query}` : ''}`)).headers['x-total-count']);
+      assert.equal(stats.total_sent, await total('type=send'));
+      assert.equal(stats.delivered, await total('type=send&status=delivered'));
+      assert.equal(stats.complained, await total('type=complaint'));
+    }
+  });
+
+  it('answers an hourly time series, zero-filled, whose buckets agree with the logs of each hour', async () => {
+    const mine = entries.get(t.workspaceId)!;
+    const res = await t.call('GET', `/v1/send/stats/timeseries?interval=hour&since=${at(20, 40)}&until=${at(30, 10)}`);
+    assert.equal(res.statusCode, 200, res.body);
+    const series = res.json().data as Array<{ bucket_start: string }>;
+    // Widened to whole hours: 20:00 up to 31:00.
+    assert.deepEqual(series.map((b) => b.bucket_start), Array.from({ length: 11 }, (_, i) => at(20 + i)));
+    for (const bucket of series) {
+      const hour = { since: bucket.bucket_start, until: new Date(Date.parse(bucket.bucket_start) + HOUR).toISOString() };
+      assert.deepEqual(bucket, { bucket_start: bucket.bucket_start, ...statsOf(mine.filter((e) => matches(e, hour))) });
+    }
+    const empty = (await t.call('GET', `/v1/send/stats/timeseries?interval=hour&since=2026-01-01T00:00:00Z&until=2026-01-01T03:00:00Z`)).json().data;
+    assert.deepEqual(empty.map((b: Record<string, unknown>) => Object.values(b).slice(1)), Array(3).fill([0, 0, 0, 0, 0, 0]));
+  });
+
+  it('answers a daily time series, and by default the last 30 days ending with today', async () => {
+    const mine = entries.get(t.workspaceId)!;
+    const series = (await t.call('GET', `/v1/send/stats/timeseries?interval=day&since=2026-11-19&until=2026-11-24`)).json().data as Array<{ bucket_start: string }>;
+    assert.equal(series.length, 5);
+    for (const bucket of series) {
+      const day = { since: bucket.bucket_start, until: new Date(Date.parse(bucket.bucket_start) + 24 * HOUR).toISOString() };
+      assert.deepEqual(bucket, { bucket_start: bucket.bucket_start, ...statsOf(mine.filter((e) => matches(e, day))) });
+    }
+    const byDefault = (await t.call('GET', '/v1/send/stats/timeseries')).json().data as Array<{ bucket_start: string }>;
+    assert.equal(byDefault.length, 30);
+    const tomorrow = new Date(Math.ceil(Date.now() / (24 * HOUR)) * 24 * HOUR).toISOString();
+    assert.equal(Date.parse(byDefault.at(-1)!.bucket_start) + 24 * HOUR, Date.parse(tomorrow));
+  });
+
+  it('reads ranges from the hourly counters, not by counting entries: whole hours stay counted when their entries are gone', async () => {
+    const ws = await t.newWorkspace();
+    const row = (created: string): LogEntryRow => ({
+      id: newId('log'), workspace_id: ws.workspaceId, message_id: newId('msg'), type: 'send', status: 'sent', recipient: 'r@example.com',
+      from_email: 'hello@acme.example', subject: 's', error: null, created_at: created, updated_at: created,
+    });
+    await t.store.transaction((repos) => repos.logs.insertMany([row(at(1, 10)), row(at(1, 50)), row(at(2, 5))]));
+    // Behind the counters' back: a count of entries would now find none.
+    await t.db.deleteFrom('log_entries').where('workspace_id', '=', ws.workspaceId).execute();
+    const stats = (await t.call('GET', `/v1/send/stats?since=${at(1)}&until=${at(3)}`, { key: ws.apiKey })).json().data;
+    assert.equal(stats.total_sent, 3);
+    const series = (await t.call('GET', `/v1/send/stats/timeseries?interval=hour&since=${at(1)}&until=${at(3)}`, { key: ws.apiKey })).json().data;
+    assert.deepEqual(series.map((b: { total_sent: number }) => b.total_sent), [2, 1]);
+    assert.equal((await t.call('GET', `/v1/send/logs?since=${at(1)}&until=${at(3)}`, { key: ws.apiKey })).headers['x-total-count'], '3');
+  });
+});
