@@ -13,6 +13,7 @@ import sendRoutes from './routes/send.js';
 import suppressionRoutes from './routes/suppressions.js';
 import webhookRoutes from './routes/webhooks.js';
 import { statsRoutes } from './stats/index.js';
+import { messageRoutes } from './messages/index.js';
 import type { Services } from './services/index.js';
 
 /** HTML bodies can be large; this bounds what one request may make us buffer. */
@@ -63,6 +64,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   await app.register(sendRoutes);
   await app.register(logRoutes);
   await app.register(statsRoutes);
+  await app.register(messageRoutes);
   await app.register(domainRoutes);
   await app.register(apiKeyRoutes);
   await app.register(suppressionRoutes);

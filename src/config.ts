@@ -82,8 +82,8 @@ export interface Config {
   spfInclude: string | undefined;
   trustProxy: boolean;
   /**
-   * MAILROOM_SECRET_KEY: encrypts webhook signing secrets at rest when set
-   * (webhooks/secret-box.ts). A KeyObject, so printing the config never shows it.
+   * MAILROOM_SECRET_KEY: encrypts webhook signing secrets and the return-path
+   * key at rest when set (secret-box.ts). A KeyObject, so printing the config never shows it.
    */
   secretKey: KeyObject | undefined;
   webhooks: WebhookSettings;

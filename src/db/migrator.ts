@@ -6,6 +6,7 @@ import * as suppressionsIndex from './migrations/0004-suppressions-index.js';
 import * as inboundReports from './migrations/0005-inbound-reports.js';
 import * as webhooks from './migrations/0006-webhooks.js';
 import * as logSearch from './migrations/0007-log-search.js';
+import * as messageDetail from './migrations/0008-message-detail.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0005-inbound-reports': inboundReports,
   '0006-webhooks': webhooks,
   '0007-log-search': logSearch,
+  '0008-message-detail': messageDetail,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -12,6 +12,7 @@ export interface Database {
   suppressions: SuppressionsTable;
   delivery_jobs: DeliveryJobsTable;
   sandbox_messages: SandboxMessagesTable;
+  message_mime: MessageMimeTable;
   delivery_attempts: DeliveryAttemptsTable;
   message_events: MessageEventsTable;
   inbound_reports: InboundReportsTable;
@@ -152,6 +153,17 @@ export interface DeliveryAttemptsTable {
   outcome: AttemptOutcome;
   /** The upstream's reply, or why the attempt was not made. */
   detail: string;
+  /** How long the hand-over took; null when the attempt was not timed (no hand-over, an inbound report). */
+  duration_ms: number | null;
+  created_at: string;
+}
+
+/** A message as built and handed over, DKIM-signed: the latest attempt's. */
+export interface MessageMimeTable {
+  message_id: string;
+  workspace_id: string;
+  raw: string;
+  size_bytes: number;
   created_at: string;
 }
 

@@ -17,12 +17,16 @@ export interface RecipientResult {
   reason?: string;
   /** The sandbox simulator's complaint, with its feedback type. */
   complaint?: string;
+  /** How long the hand-over to the provider took, when there was one. */
+  durationMs?: number;
 }
 
 /** One claimed job's attempt: what became of each recipient tried this time. */
 export interface JobResult {
   job: DeliveryJob;
   results: RecipientResult[];
+  /** The message as built and handed to the provider (DKIM-signed), when it got that far. */
+  raw?: Buffer;
 }
 
 export interface AttemptDependencies {
@@ -76,20 +80,22 @@ export async function attemptDelivery(job: DeliveryJob, context: JobContext, dep
   }
 
   let outcomes: RecipientOutcome[];
+  const handedOver = performance.now();
   try {
     outcomes = await deps.provider.send(built);
   } catch (error) {
     deps.onProviderError(error, job);
     outcomes = entries.map((e) => ({ recipient: e.recipient, kind: 'temporary', detail: 'The provider failed unexpectedly; will retry' }));
   }
+  const durationMs = Math.round(performance.now() - handedOver);
   const byRecipient = new Map(outcomes.map((o) => [o.recipient, o]));
   for (const entry of entries) {
     const outcome = byRecipient.get(entry.recipient);
     results.push(
       outcome
-        ? { entry, outcome: outcome.kind, detail: outcome.detail, ...(outcome.complaint ? { complaint: outcome.complaint } : {}) }
-        : { entry, outcome: 'temporary', detail: `The provider gave no outcome for ${entry.recipient}; will retry` },
+        ? { entry, outcome: outcome.kind, detail: outcome.detail, durationMs, ...(outcome.complaint ? { complaint: outcome.complaint } : {}) }
+        : { entry, outcome: 'temporary', detail: `The provider gave no outcome for ${entry.recipient}; will retry`, durationMs },
     );
   }
-  return { job, results };
+  return { job, results, raw: built.raw };
 }

@@ -52,7 +52,7 @@ export function createOutcomeRecorder(store: Store, options: RecorderOptions) {
   const { owner, providerName, retry, random = Math.random } = options;
 
   /** Writes one job's outcome; the events of its status moves go into `events`, published once per transaction. */
-  async function write(repos: Repositories, { job, results }: JobResult, now: string, events: MessageEvent[]): Promise<void> {
+  async function write(repos: Repositories, { job, results, raw }: JobResult, now: string, events: MessageEvent[]): Promise<void> {
     const attempt = Number(job.attempts);
     const temporary = results.filter((r) => r.outcome === 'temporary');
     const delay = temporary.length > 0 ? retryDelayMs(attempt, retry, random) : null;
@@ -68,9 +68,11 @@ export function createOutcomeRecorder(store: Store, options: RecorderOptions) {
         provider: providerName,
         outcome: r.outcome,
         detail: r.detail,
+        duration_ms: r.durationMs ?? null,
         created_at: now,
       })),
     );
+    if (raw) await repos.messageMime.keep({ message_id: job.message_id, workspace_id: job.workspace_id, raw, created_at: now });
     for (const result of results) {
       const move = statusMoveFor(result, attempt, givingUp);
       if (!move) continue;

@@ -3,7 +3,7 @@ import type { DeliveryAttemptsTable } from '../db/schema.js';
 import { bulkInsert } from './bulk-insert.js';
 
 const insertAttempts = bulkInsert('delivery_attempts', [
-  'id', 'workspace_id', 'message_id', 'recipient', 'attempt', 'provider', 'outcome', 'detail', 'created_at',
+  'id', 'workspace_id', 'message_id', 'recipient', 'attempt', 'provider', 'outcome', 'detail', 'duration_ms', 'created_at',
 ]);
 
 /** Every hand-over to a provider, one row per recipient per attempt: append-only, beside the current status in the log. */

@@ -14,6 +14,8 @@ import { createWebhookDeliveriesRepository } from './webhook-deliveries-reposito
 import { createWorkspacesRepository } from './workspaces-repository.js';
 import { createLogSearchRepository } from '../logs/log-search-repository.js';
 import { createCountersRepository } from '../stats/counters-repository.js';
+import { createMessageMimeRepository } from '../messages/message-mime-repository.js';
+import { createMessageDetailRepository } from '../messages/message-detail-repository.js';
 
 function bind(db: Db, counters?: CounterDeltas) {
   return {
@@ -26,7 +28,9 @@ function bind(db: Db, counters?: CounterDeltas) {
     inboundReports: createInboundReportsRepository(db),
     logs: createLogsRepository(db, counters),
     logSearch: createLogSearchRepository(db),
+    messageDetail: createMessageDetailRepository(db),
     messageEvents: createMessageEventsRepository(db),
+    messageMime: createMessageMimeRepository(db),
     messages: createMessagesRepository(db),
     suppressions: createSuppressionsRepository(db),
     sandboxMessages: createSandboxMessagesRepository(db),

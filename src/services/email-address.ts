@@ -49,3 +49,12 @@ export function domainOf(address: string): string {
 export function normalizeAddress(address: string): string {
   return address.toLowerCase();
 }
+
+/** A display name that may stand bare before `<address>`: no RFC 5322 specials or quotes. */
+const BARE_NAME = /^[^"<>()[\]:;@\\,.]*$/;
+
+/** A mailbox as a person writes it: `address`, `Name <address>`, or `"Name, with specials" <address>`. */
+export function formatMailbox({ name, address }: Mailbox): string {
+  if (!name) return address;
+  return BARE_NAME.test(name) ? `${name} <${address}>` : `"${name.replace(/(["\\])/g, '\\$1')}" <${address}>`;
+}

@@ -9,6 +9,7 @@ import { createDomainService } from './domain-service.js';
 import { createHealthService } from './health-service.js';
 import { createLogService } from '../logs/log-service.js';
 import { createStatsService } from '../stats/stats-service.js';
+import { createMessageDetailService } from '../messages/message-detail-service.js';
 import { createMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { createSendService } from './send-service.js';
 import { createSuppressionService } from './suppression-service.js';
@@ -34,6 +35,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     apiKeys: createApiKeyService(store),
     domains: createDomainService(store, createDnsVerifier(config.dnsServers), config),
     logs: createLogService(store),
+    messages: createMessageDetailService(store),
     stats: createStatsService(store),
     send: createSendService(store, sendWriter, config, options.onSendAccepted),
     suppressions: createSuppressionService(store),

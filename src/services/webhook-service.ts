@@ -4,7 +4,7 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
 import type { Store } from '../repositories/index.js';
 import type { WebhookDeliverySummaryRow, WebhookRow } from '../repositories/webhooks-repository.js';
-import { createSecretBox, SecretBoxError } from '../webhooks/secret-box.js';
+import { createSecretBox, SecretBoxError } from '../secret-box.js';
 import { resolvePublicTarget, type HostResolver } from '../webhooks/url-guard.js';
 import { newWebhookSecret, WEBHOOK_SECRET_PREFIX } from '../webhooks/webhook-signature.js';
 

@@ -1,19 +1,26 @@
 import { createCipheriv, createDecipheriv, randomBytes, type KeyObject } from 'node:crypto';
 
 /**
- * Webhook signing secrets at rest. With MAILROOM_SECRET_KEY set, a secret is
- * stored as `enc:v1:<base64 of nonce | ciphertext | tag>`, AES-256-GCM under
- * that key with a random 96-bit nonce; without it, as the plain `whsec_…`.
- * Opening accepts both, so secrets stored before the key was set keep working
- * (each is sealed again when it is rotated).
+ * Secrets at rest (webhook signing secrets, the return-path key). With
+ * MAILROOM_SECRET_KEY set, a secret is stored as `enc:v1:<base64 of nonce |
+ * ciphertext | tag>`, AES-256-GCM under that key with a random 96-bit nonce;
+ * without it, as it is. Opening accepts both, so secrets stored before the key
+ * was set keep working (each is sealed again when it is replaced).
  */
 export const SEALED_PREFIX = 'enc:v1:';
 
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 const ALGORITHM = 'aes-256-gcm';
-/** Binds each ciphertext to its use, so it cannot pass for something else sealed under the same key. */
-const ASSOCIATED_DATA = Buffer.from('mailroom webhook secret v1');
+/** What a box holds: its name in messages, and the associated data that binds each ciphertext to that use. */
+export interface SecretPurpose {
+  /** `webhook secret`: as in "A stored webhook secret is damaged". */
+  name: string;
+  /** Binds each ciphertext to its use, so it cannot pass for something else sealed under the same key. */
+  associatedData: string;
+}
+
+export const WEBHOOK_SECRET: SecretPurpose = { name: 'webhook secret', associatedData: 'mailroom webhook secret v1' };
 
 /** A stored secret that cannot be opened. Its message names the cause and never contains the secret. */
 export class SecretBoxError extends Error {
@@ -34,8 +41,9 @@ export function isSealed(stored: string): boolean {
 }
 
 /** `key` is MAILROOM_SECRET_KEY as config.ts reads it (32 bytes), or undefined when it is not set. */
-export function createSecretBox(key: KeyObject | undefined): SecretBox {
+export function createSecretBox(key: KeyObject | undefined, purpose: SecretPurpose = WEBHOOK_SECRET): SecretBox {
   if (key && key.symmetricKeySize !== 32) throw new SecretBoxError('MAILROOM_SECRET_KEY must be 32 bytes');
+  const associatedData = Buffer.from(purpose.associatedData);
   return {
     encrypts: key !== undefined,
 
@@ -43,7 +51,7 @@ export function createSecretBox(key: KeyObject | undefined): SecretBox {
       if (!key) return secret;
       const nonce = randomBytes(NONCE_BYTES);
       const cipher = createCipheriv(ALGORITHM, key, nonce, { authTagLength: TAG_BYTES });
-      cipher.setAAD(ASSOCIATED_DATA);
+      cipher.setAAD(associatedData);
       const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
       return `${SEALED_PREFIX}${Buffer.concat([nonce, ciphertext, cipher.getAuthTag()]).toString('base64')}`;
     },
@@ -51,18 +59,18 @@ export function createSecretBox(key: KeyObject | undefined): SecretBox {
     open(stored) {
       if (!isSealed(stored)) return stored;
       if (!key) {
-        throw new SecretBoxError('A webhook secret is stored encrypted, but MAILROOM_SECRET_KEY is not set: set it to the key it was encrypted with');
+        throw new SecretBoxError(`A ${purpose.name} is stored encrypted, but MAILROOM_SECRET_KEY is not set: set it to the key it was encrypted with`);
       }
       const sealed = Buffer.from(stored.slice(SEALED_PREFIX.length), 'base64');
-      if (sealed.length < NONCE_BYTES + TAG_BYTES) throw new SecretBoxError('A stored webhook secret is damaged: too short to be an encrypted value');
+      if (sealed.length < NONCE_BYTES + TAG_BYTES) throw new SecretBoxError(`A stored ${purpose.name} is damaged: too short to be an encrypted value`);
       const decipher = createDecipheriv(ALGORITHM, key, sealed.subarray(0, NONCE_BYTES), { authTagLength: TAG_BYTES });
-      decipher.setAAD(ASSOCIATED_DATA);
+      decipher.setAAD(associatedData);
       decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
       try {
         return Buffer.concat([decipher.update(sealed.subarray(NONCE_BYTES, sealed.length - TAG_BYTES)), decipher.final()]).toString('utf8');
       } catch {
         throw new SecretBoxError(
-          'A stored webhook secret could not be decrypted with MAILROOM_SECRET_KEY: it was encrypted with another key, or the stored value is damaged',
+          `A stored ${purpose.name} could not be decrypted with MAILROOM_SECRET_KEY: it was encrypted with another key, or the stored value is damaged`,
         );
       }
     },

@@ -1,0 +1,124 @@
+import { NotFoundError } from '../errors.js';
+import type { Repositories, Store } from '../repositories/index.js';
+import { formatMailbox, type Mailbox } from '../services/email-address.js';
+import type { DeliveryAttemptsTable, MessagesTable } from '../db/schema.js';
+import { attemptView, eventView, webhookDeliveryView, type AttemptView, type RecipientEventView, type WebhookDeliveryView } from './message-views.js';
+
+export interface RecipientView {
+  to: string;
+  /** The recipient's `send` entry's status and error, as the log shows them. */
+  status: string;
+  error: string | null;
+  events: RecipientEventView[];
+  attempts: AttemptView[];
+}
+
+/** GET /v1/messages/{id}: the message and what became of each recipient. */
+export interface MessageDetail {
+  id: string;
+  /** The sender's bare address, as log entries carry it (and the logs' `from_email` filter takes). */
+  from_email: string;
+  /** The sender's display name, or '' when it has none. */
+  from_name: string;
+  reply_to: string | null;
+  subject: string;
+  created_at: string;
+  /** The size of the MIME message as handed over; null when it was never built (or is no longer kept). */
+  size_bytes: number | null;
+  has_html: boolean;
+  has_text: boolean;
+  recipients: RecipientView[];
+  webhook_deliveries: WebhookDeliveryView[];
+}
+
+/** GET /v1/messages/{id}/content. */
+export interface MessageContent {
+  html: string | null;
+  text: string | null;
+  /** The MIME message exactly as handed over (DKIM-signed), or null… */
+  raw: string | null;
+  /** …and then why. */
+  raw_unavailable_reason: string | null;
+}
+
+/** Outcomes that mean the provider was handed the built message. */
+const HANDED_OVER = new Set(['delivered', 'accepted', 'temporary', 'permanent']);
+
+async function messageOf(repos: Repositories, workspaceId: string, id: string): Promise<MessagesTable> {
+  const message = await repos.messages.find(id);
+  // Another workspace's message is as unknown as one that does not exist.
+  if (!message || message.workspace_id !== workspaceId) throw new NotFoundError('Message not found');
+  return message;
+}
+
+function groupBy<T extends { recipient: string }>(rows: T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const group = groups.get(row.recipient);
+    if (group) group.push(row);
+    else groups.set(row.recipient, [row]);
+  }
+  return groups;
+}
+
+/** Why the MIME as sent cannot be shown. */
+async function whyNoRaw(repos: Repositories, message: MessagesTable, attempts: DeliveryAttemptsTable[]): Promise<string> {
+  if (attempts.some((a) => a.provider !== 'inbound' && HANDED_OVER.has(a.outcome))) {
+    return 'The message as handed over is no longer kept (it was sent before Mailroom kept it, or has been removed)';
+  }
+  const job = await repos.messages.findJobByMessage(message.id);
+  if (job?.state === 'pending') return 'The message has not been handed to the provider yet; it is kept once it is';
+  return 'The message was never built: no recipient was handed to a provider (each was suppressed or failed before delivery)';
+}
+
+export function createMessageDetailService(store: Store) {
+  return {
+    async get(workspaceId: string, id: string): Promise<MessageDetail> {
+      // One snapshot: a status moving meanwhile cannot show up in the entries but not in the events.
+      return store.snapshot(async (repos) => {
+        const message = await messageOf(repos, workspaceId, id);
+        const [entries, events, attempts, deliveries, size] = await Promise.all([
+          repos.messageDetail.entriesOf(id),
+          repos.messageEvents.listForMessage(id),
+          repos.deliveryAttempts.listForMessage(id),
+          repos.messageDetail.webhookDeliveriesOf(id),
+          repos.messageMime.sizeOf(id),
+        ]);
+        const sendEntries = new Map(entries.filter((e) => e.type === 'send').map((e) => [e.recipient, e]));
+        const [eventsOf, attemptsOf] = [groupBy(events), groupBy(attempts)];
+        const recipients = (JSON.parse(message.recipients) as Mailbox[]).map(({ address }): RecipientView => {
+          const entry = sendEntries.get(address);
+          return {
+            to: address,
+            status: entry?.status ?? 'sent',
+            error: entry?.error ?? null,
+            events: (eventsOf.get(address) ?? []).map(eventView),
+            attempts: (attemptsOf.get(address) ?? []).map(attemptView),
+          };
+        });
+        return {
+          id: message.id,
+          from_email: message.from_address,
+          from_name: message.from_name,
+          reply_to: message.reply_to ? formatMailbox(JSON.parse(message.reply_to) as Mailbox) : null,
+          subject: message.subject,
+          created_at: message.created_at,
+          size_bytes: size ?? null,
+          has_html: message.html !== null,
+          has_text: message.text !== null,
+          recipients,
+          webhook_deliveries: deliveries.map(webhookDeliveryView),
+        };
+      });
+    },
+
+    async content(workspaceId: string, id: string): Promise<MessageContent> {
+      return store.snapshot(async (repos) => {
+        const message = await messageOf(repos, workspaceId, id);
+        const mime = await repos.messageMime.find(id);
+        const raw_unavailable_reason = mime ? null : await whyNoRaw(repos, message, await repos.deliveryAttempts.listForMessage(id));
+        return { html: message.html, text: message.text, raw: mime?.raw ?? null, raw_unavailable_reason };
+      });
+    },
+  };
+}

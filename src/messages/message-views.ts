@@ -1,0 +1,67 @@
+import type { Selectable } from 'kysely';
+import type { DeliveryAttemptsTable, MessageEventsTable, WebhookDeliveriesTable } from '../db/schema.js';
+
+/** One thing that happened to a recipient: an event of the event path, as the detail shows it. */
+export interface RecipientEventView {
+  type: string;
+  /** The status the event set: the recipient's (`delivered`, `bounced`, …), or the complaint entry's (`complained`). */
+  status: string;
+  at: string;
+  /** The bounce's diagnostic, the failure's error, the suppression's reason or the complaint's feedback type; null for a delivery. */
+  detail: string | null;
+}
+
+export interface AttemptView {
+  attempt: number;
+  at: string;
+  /** `delivered`, `accepted`, `temporary`, `permanent`, `failed` or `suppressed` (see the README's delivery table). */
+  outcome: string;
+  /** The provider's or the upstream's reply, or why no hand-over was made. */
+  reply: string;
+  /** How long the hand-over took; null when there was none (or the attempt is an inbound soft bounce). */
+  duration_ms: number | null;
+  /** `sandbox`, `smtp`, or `inbound` for a soft bounce reported later. */
+  provider: string;
+}
+
+export interface WebhookDeliveryView {
+  id: string;
+  webhook_id: string;
+  event: string;
+  /** `pending`, `delivered` or `failed`. */
+  status: string;
+  attempts: number;
+  last_response_status: number | null;
+  /** When it is posted next; null once delivered or failed. */
+  next_attempt_at: string | null;
+}
+
+/** What each event kind carries as its one-line detail. */
+export function eventView(row: MessageEventsTable): RecipientEventView {
+  const payload = JSON.parse(row.payload) as Record<string, string | undefined>;
+  const detail = payload.diagnostic_code ?? payload.error ?? payload.reason ?? payload.feedback_type ?? null;
+  return { type: row.type, status: row.type, at: row.created_at, detail };
+}
+
+export function attemptView(row: DeliveryAttemptsTable): AttemptView {
+  return {
+    attempt: Number(row.attempt),
+    at: row.created_at,
+    outcome: row.outcome,
+    reply: row.detail,
+    duration_ms: row.duration_ms === null ? null : Number(row.duration_ms),
+    provider: row.provider,
+  };
+}
+
+export function webhookDeliveryView(row: Selectable<WebhookDeliveriesTable>): WebhookDeliveryView {
+  return {
+    id: row.id,
+    webhook_id: row.webhook_id,
+    event: row.event_type,
+    status: row.state,
+    attempts: Number(row.attempts),
+    last_response_status: row.last_status,
+    next_attempt_at: row.state === 'pending' ? row.available_at : null,
+  };
+}
