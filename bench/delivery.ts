@@ -18,7 +18,7 @@ import type { DomainsTable } from '../src/db/schema.js';
 import { newId, nowIso } from '../src/ids.js';
 import { writeAcceptedSends, type AcceptedSend } from '../src/acceptance/accepted-sends.js';
 import { createStore, type Store } from '../src/repositories/index.js';
-import { openMigratedDatabase, startDeliveryWorker } from '../src/server.js';
+import { openMigratedDatabase, openReturnPaths, startDeliveryWorker } from '../src/server.js';
 import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
 import { createServices } from '../src/services/index.js';
 import { createBenchDatabase } from './bench-database.js';
@@ -92,7 +92,7 @@ async function attemptOutcomes(store: Store): Promise<Map<string, number>> {
 /** The worker exactly as `mailroom worker` starts it (provider from the config, builder thread), timed until the queue is empty. */
 async function mailroomRound(store: Store, config: ReturnType<typeof loadConfig>, count: number): Promise<number> {
   const started = performance.now();
-  const worker = startDeliveryWorker(store, config);
+  const worker = startDeliveryWorker(store, config, await openReturnPaths(store, config));
   while ((await pendingJobs(store)) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
   const seconds = (performance.now() - started) / 1000;
   await worker.stop();

@@ -12,6 +12,8 @@ import { startInboundReceiver, type InboundReceiver } from './inbound/inbound-re
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 import { endpointPreparer } from './webhooks/webhook-endpoint.js';
 import { createInboundReportService } from './services/inbound-report-service.js';
+import { loadReturnPathKeys } from './inbound/return-path-key.js';
+import { createReturnPathSigner, type ReturnPathSigner } from './inbound/return-path.js';
 import { createAcceptedSendWriter } from './acceptance/accepted-send-writer.js';
 import { createStore, type Store } from './repositories/index.js';
 import { createThreadedSendWriter } from './acceptance/threaded-send-writer.js';
@@ -54,6 +56,8 @@ export interface Runtime {
   inbound: InboundReceiver | undefined;
   /** The webhook dispatcher, when asked for. */
   webhooks: WebhookDispatcher | undefined;
+  /** Signs and checks return paths with the installation's key (kept in the store). */
+  returnPaths: ReturnPathSigner;
   /** Once no request is in flight: stops the worker and the send writer, then closes the store (its pool) and Redis. */
   close(): Promise<void>;
 }
@@ -77,10 +81,10 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
  * provider, building messages on a thread of their own. Stopping it closes
  * the provider and the builder thread too.
  */
-export function startDeliveryWorker(store: Store, config: Config): DeliveryWorker {
+export function startDeliveryWorker(store: Store, config: Config, returnPaths: ReturnPathSigner): DeliveryWorker {
   const provider = createProvider(config, store);
   const build = createThreadedMessageBuilder();
-  const worker = createDeliveryWorker({ store, provider, config, build, logger: createLogger(config).child({ component: 'worker' }) });
+  const worker = createDeliveryWorker({ store, provider, config, build, returnPaths, logger: createLogger(config).child({ component: 'worker' }) });
   worker.start();
   return {
     ...worker,
@@ -90,6 +94,11 @@ export function startDeliveryWorker(store: Store, config: Config): DeliveryWorke
       await build.close();
     },
   };
+}
+
+/** The return-path signer over the installation's keys (derived from MAILROOM_SECRET_KEY, or made by the first process to need one). */
+export async function openReturnPaths(store: Store, config: Pick<Config, 'secretKey'>): Promise<ReturnPathSigner> {
+  return createReturnPathSigner(await loadReturnPathKeys(store, config.secretKey));
 }
 
 /** How often an idle dispatcher looks for due webhook deliveries, at most: events should reach receivers within a fraction of a second. */
@@ -119,16 +128,26 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
         throw error;
       })
     : undefined;
+  const returnPaths = await openReturnPaths(store, config).catch(async (error: unknown) => {
+    await db.destroy();
+    redis?.disconnect();
+    throw error;
+  });
   const checkpointer = sqlite ? startWalCheckpointer(config.dataDir, createLogger(config)) : undefined;
   // SQLite works on the calling thread, so its send writes get a thread of their own (migrated
   // first: that thread opens the same file and expects the schema); PostgreSQL works in its own
   // processes, and the batching writer on this thread suffices.
   const sendWriter = sqlite ? createThreadedSendWriter(config.dataDir, { backgroundCheckpoints: true }) : createAcceptedSendWriter(store);
-  const worker = options.worker ? startDeliveryWorker(store, config) : undefined;
+  const worker = options.worker ? startDeliveryWorker(store, config, returnPaths) : undefined;
   const webhooks = options.webhooks ? startWebhookDispatcher(store, config) : undefined;
   const inbound =
     options.inbound && config.inbound.port !== 0
-      ? await startInboundReceiver(config.inbound, createInboundReportService(store).record, createLogger(config).child({ component: 'inbound' })).catch(
+      ? await startInboundReceiver(
+          config.inbound,
+          createInboundReportService(store, returnPaths).record,
+          createLogger(config).child({ component: 'inbound' }),
+          returnPaths,
+        ).catch(
           async (error: unknown) => {
             await webhooks?.stop();
             await worker?.stop();
@@ -154,6 +173,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     worker,
     inbound,
     webhooks,
+    returnPaths,
     async close() {
       await inbound?.close();
       // Both wait for work in flight (each within its own bound): side by side, not one after the other.
@@ -187,8 +207,12 @@ export async function startWorker(config: Config): Promise<{ log: Logger; stop()
   const store = createStore(db);
   const log = createLogger(config);
   // Claims and outcomes are written on this thread: a checkpoint inside one of them would stall every hand-over.
+  const returnPaths = await openReturnPaths(store, config).catch(async (error: unknown) => {
+    await db.destroy();
+    throw error;
+  });
   const checkpointer = sqlite ? startWalCheckpointer(config.dataDir, log) : undefined;
-  const worker = startDeliveryWorker(store, config);
+  const worker = startDeliveryWorker(store, config, returnPaths);
   const webhooks = startWebhookDispatcher(store, config);
   return {
     log,

@@ -66,15 +66,21 @@ describe('delivery through a real SMTP relay on loopback', () => {
       html: '<p>Hello <b>Ada</b></p>',
     });
     await jobDone(t, id);
-    const message = sink.received.find((m) => m.envelope.mailFrom && (m.envelope.mailFrom as { address: string }).address.includes(id));
-    assert.ok(message, 'the relay received the message');
-    const envelope = message.envelope as unknown as { mailFrom: { address: string }; rcptTo: { address: string; dsn?: { notify?: string[] } }[]; dsn?: { envid?: string; ret?: string } };
-    assert.equal(envelope.mailFrom.address, `bounce+${id}@mr-bounces.${DOMAIN}`);
-    assert.deepEqual(envelope.rcptTo.map((r) => r.address), ['ada@example.com', 'bob@example.org']);
-    assert.equal(envelope.dsn?.envid, id, 'ENVID names the message');
-    assert.deepEqual(envelope.rcptTo[0]!.dsn?.notify, ['SUCCESS', 'FAILURE', 'DELAY']);
+    type Envelope = { mailFrom: { address: string }; rcptTo: { address: string; dsn?: { notify?: string[] } }[]; dsn?: { envid?: string; ret?: string } };
+    const copies = sink.received.filter((m) => m.envelope.mailFrom && (m.envelope.mailFrom as { address: string }).address.includes(id));
+    // One transaction per recipient, each from the return path signed for it alone.
+    const byRecipient = new Map(copies.map((m) => [(m.envelope as unknown as Envelope).rcptTo.map((r) => r.address).join(), m]));
+    assert.deepEqual([...byRecipient.keys()].sort(), ['ada@example.com', 'bob@example.org']);
+    for (const [index, to] of ['ada@example.com', 'bob@example.org'].entries()) {
+      const envelope = byRecipient.get(to)!.envelope as unknown as Envelope;
+      assert.deepEqual(t.returnPaths.verify(envelope.mailFrom.address), { ok: true, messageId: id, recipientIndex: index });
+      assert.ok(envelope.mailFrom.address.endsWith(`@mr-bounces.${DOMAIN}`));
+      assert.equal(envelope.dsn?.envid, id, 'ENVID names the message');
+      assert.deepEqual(envelope.rcptTo[0]!.dsn?.notify, ['SUCCESS', 'FAILURE', 'DELAY']);
+    }
+    assert.equal(byRecipient.get('ada@example.com')!.raw, byRecipient.get('bob@example.org')!.raw, 'the same signed message to each');
 
-    const raw = message.raw;
+    const raw = byRecipient.get('ada@example.com')!.raw;
     assert.equal(headerOf(raw, 'From'), `=?UTF-8?Q?Acme_St=C3=B8tte?= <hello@${DOMAIN}>`);
     assert.equal(headerOf(raw, 'To'), 'Ada Lovelace <ada@example.com>, bob@example.org');
     assert.equal(headerOf(raw, 'Reply-To'), 'support@acme.example');

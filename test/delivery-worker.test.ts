@@ -88,7 +88,11 @@ describe('delivery worker with the sandbox provider', () => {
     assert.ok(kept);
     assert.equal(headerOf(kept.raw, 'To'), to.join(', '));
     assert.match(headerOf(kept.raw, 'DKIM-Signature')!, /a=rsa-sha256; .*d=sandbox\.mailroom\.test/);
-    assert.equal(kept.envelope_from, `bounce+${id}@mr-bounces.sandbox.mailroom.test`);
+    // One envelope per recipient handed over, each from the return path signed for that recipient (its index among the four).
+    const senders = JSON.parse(kept.envelope_from) as string[];
+    assert.deepEqual(JSON.parse(kept.envelope_to), to);
+    assert.deepEqual(senders.map((from) => t.returnPaths.verify(from)), to.map((_, recipientIndex) => ({ ok: true, messageId: id, recipientIndex })));
+    assert.ok(senders.every((from) => from.endsWith('@mr-bounces.sandbox.mailroom.test')));
   });
 
   it('retries a temporary failure with backoff, recording every attempt, and marks it failed when attempts run out', async () => {
@@ -148,7 +152,7 @@ describe('delivery worker: checks just before the hand-over', () => {
     assert.equal(second.status, 'sent');
     await t.store.domains.updateVerification('dom_check', { status: 'failed', verification_error: 'DKIM record missing', verified_at: null, last_checked_at: now });
 
-    const worker = createDeliveryWorker({ store: t.store, provider: createProvider(t.config, t.store), config: t.config, logger: silent });
+    const worker = createDeliveryWorker({ store: t.store, provider: createProvider(t.config, t.store), config: t.config, logger: silent, returnPaths: t.returnPaths });
     worker.start();
     try {
       for (const id of [first.message_id, second.message_id]) {

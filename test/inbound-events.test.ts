@@ -19,13 +19,14 @@ describe('inbound reports move statuses, keep the suppression list and emit even
   let inbound: ReturnType<typeof createInboundReportService>;
   before(async () => {
     t = await createTestApp({ RATE_LIMIT_SEND_PER_MIN: '100000', RATE_LIMIT_OTHER_PER_MIN: '100000' });
-    inbound = createInboundReportService(t.store);
+    inbound = createInboundReportService(t.store, t.returnPaths);
   });
   after(() => t.close());
 
   const send = async (to: string[]) => (await t.call('POST', '/v1/send', { body: sendBody({ to }) })).json().data.message_id as string;
   const stats = async () => (await t.call('GET', '/v1/send/stats')).json().data;
-  const returnPath = (id: string) => `bounce+${id}@mr-bounces.sandbox.mailroom.test`;
+  /** The signed return path of the message's recipient at `index`, as the worker sends from it. */
+  const returnPath = (id: string, index = 0, now?: number) => t.returnPaths.sign(id, index, 'mr-bounces.sandbox.mailroom.test', now);
 
   it('records a hard bounce: the send entry bounced with the diagnostic, a bounce entry, the address suppressed, one event; the same report again changes nothing', async () => {
     const id = await send(['grace@example.net', 'ada@example.com']);
@@ -55,13 +56,14 @@ describe('inbound reports move statuses, keep the suppression list and emit even
     assert.equal((await t.call('POST', '/v1/send', { body: sendBody({ to: ['grace@example.net'] }) })).json().data.status, 'suppressed');
   });
 
-  it('finds the message by the returned Message-ID when the report came to no return path', async () => {
+  it('acts on no one for a report that came to no return path, whatever message it names', async () => {
     const id = await send(['lin@example.net']);
-    // No VERP recipient, no envelope id: only the returned headers tie it to the message.
+    // The returned headers name the message, but the report came to no return path that may speak for anyone.
     const raw = Buffer.from(reportAbout('postfix-bounce-verp.eml', 'msg_01abc', id, { 'grace@example.net': 'lin@example.net' }).toString('utf8').replace(/Original-Envelope-Id: .*\n/, ''));
     const verdict = await inbound.record(raw, ['postmaster@mr-bounces.sandbox.mailroom.test']);
-    assert.deepEqual([verdict.outcome, verdict.messageId], ['recorded', id]);
-    assert.equal((await t.store.logs.findSendEntry(id, 'lin@example.net'))?.status, 'bounced');
+    assert.equal(verdict.outcome, 'ignored');
+    assert.match(verdict.reason!, /^the return path is not signed \(bounce\+msg_/, 'it quotes only the unsigned return path of its made-up original');
+    assert.equal((await t.store.logs.findSendEntry(id, 'lin@example.net'))?.status, 'sent');
   });
 
   it('moves a recipient to delivered on a success notification', async () => {
@@ -75,7 +77,8 @@ describe('inbound reports move statuses, keep the suppression list and emit even
   it('records a complaint once, as a complaint entry with its feedback type, and suppresses the address', async () => {
     const id = await send(['grace.hopper@yahoo.example']);
     const before = await stats();
-    const raw = reportAbout('yahoo-arf-complaint.eml', 'msg_01def', id);
+    // Sent to the complaint address: the report's Original-Mail-From, the recipient's signed return path, says whom it is about.
+    const raw = reportAbout('yahoo-arf-complaint.eml', 'msg_01def', id, { [`bounce+${id}@mr-bounces.acme.example`]: returnPath(id) });
     const verdict = await inbound.record(raw, ['fbl@acme.example']);
     assert.deepEqual([verdict.messageId, verdict.results.map((r) => [r.kind, r.effect])], [id, [['complaint', 'move']]]);
     assert.equal((await t.store.logs.findSendEntry(id, 'grace.hopper@yahoo.example', 'complaint'))?.status, 'complained');
@@ -113,8 +116,75 @@ describe('inbound reports move statuses, keep the suppression list and emit even
     assert.deepEqual(await t.store.messageEvents.listForMessage(other), []);
   });
 
-  it('says uncorrelated for a report about no message of this installation', async () => {
-    const verdict = await inbound.record(readFileSync(join(FIXTURES, 'postfix-bounce-verp.eml')), ['bounce+msg_01abc@mr-bounces.acme.example']);
-    assert.equal(verdict.outcome, 'uncorrelated');
+  it('refuses a report at an unsigned return path, a tampered tag, an expired one, and a message here that does not exist', async () => {
+    const id = await send(['hedy@example.net']);
+    const raw = reportAbout('postfix-bounce-verp.eml', 'msg_01abc', id, { 'grace@example.net': 'hedy@example.net' });
+    const signed = returnPath(id);
+    const tampered = signed.replace(/\.([a-z2-7])([a-z2-7]{15})@/, (_, first: string, rest: string) => `.${first === 'a' ? 'b' : 'a'}${rest}@`);
+    const expired = returnPath(id, 0, Date.now() - 31 * 86_400_000);
+    const cases: [string, RegExp][] = [
+      [`bounce+${id}@mr-bounces.sandbox.mailroom.test`, /^the return path is not signed/],
+      [tampered, /^the return path's tag does not match/],
+      [expired, /^the return path expired \(signed 31 days ago; valid for 30\)/],
+      [returnPath(id, 7), /^its return path names no recipient of a message here/],
+    ];
+    for (const [address, reason] of cases) {
+      // Other bytes each time, so no case is taken for a repeat of another.
+      const verdict = await inbound.record(Buffer.concat([raw, Buffer.from(`\n${address}\n`)]), [address]);
+      assert.equal(verdict.outcome, 'ignored', address);
+      assert.match(verdict.reason!, reason);
+    }
+    assert.equal((await t.store.logs.findSendEntry(id, 'hedy@example.net'))?.status, 'sent');
+    assert.equal((await t.store.suppressions.findSuppressed(t.workspaceId, ['hedy@example.net'])).size, 0);
+    // A return path signed for another message and recipient passes its own check, but names another message: nothing here.
+    const unknown = await inbound.record(readFileSync(join(FIXTURES, 'postfix-bounce-verp.eml')), [t.returnPaths.sign('msg_01jzzzzzzzzzzzzzzzzzzzzzzz', 0, 'mr-bounces.acme.example')]);
+    assert.equal(unknown.outcome, 'ignored');
+  });
+
+  describe('a recipient forging reports about another (Alice, Bob and Carol receive one message)', () => {
+    let id: string;
+    const [alice, bob, carol] = ['alice@example.net', 'bob@example.net', 'carol@example.net'];
+    before(async () => {
+      id = await send([alice, bob, carol]);
+    });
+    const untouched = async (who: string) => {
+      assert.equal((await t.store.logs.findSendEntry(id, who))?.status, 'sent', `${who} stays sent`);
+      assert.equal((await t.store.logs.findSendEntry(id, who, 'complaint')), undefined, `${who} has no complaint`);
+      assert.equal((await t.store.suppressions.findSuppressed(t.workspaceId, [who])).size, 0, `${who} is not suppressed`);
+      assert.ok(!(await t.store.messageEvents.listForMessage(id)).some((e) => e.recipient === who), `no event about ${who}`);
+    };
+
+    it("ignores a hand-made DSN naming Bob sent to Alice's return path", async () => {
+      // Alice's copy carries her return path (Return-Path: ...): she writes a bounce for Bob and sends it there.
+      const forged = reportAbout('postfix-bounce-verp.eml', 'msg_01abc', id, { 'grace@example.net': bob });
+      const verdict = await inbound.record(forged, [returnPath(id, 0)]);
+      assert.deepEqual([verdict.outcome, verdict.recipient], ['recorded', alice]);
+      assert.deepEqual(verdict.results.map((r) => [r.recipient, r.kind, r.effect, r.reason]), [
+        [bob, 'hard_bounce', 'ignored', `the report names ${bob}, but its return path speaks only for ${alice}`],
+      ]);
+      await untouched(bob);
+      await untouched(alice);
+      const kept = await t.db.selectFrom('inbound_reports').select('verdict').where('message_id', '=', id).execute();
+      assert.ok(kept.some((r) => JSON.parse(r.verdict!).results[0].reason.includes('speaks only for')), 'the reason is kept with the report');
+    });
+
+    it("ignores a hand-made ARF complaint naming Bob, sent to Alice's return path or quoting it at the complaint address", async () => {
+      const forged = reportAbout('yahoo-arf-complaint.eml', 'msg_01def', id, { 'grace.hopper@yahoo.example': bob, [`bounce+${id}@mr-bounces.acme.example`]: returnPath(id, 0) });
+      const atReturnPath = await inbound.record(forged, [returnPath(id, 0)]);
+      assert.deepEqual(atReturnPath.results.map((r) => [r.recipient, r.kind, r.effect]), [[bob, 'complaint', 'ignored']]);
+      const atComplaints = await inbound.record(Buffer.concat([forged, Buffer.from('\n')]), ['fbl@acme.example']);
+      assert.deepEqual([atComplaints.recipient, atComplaints.results.map((r) => [r.recipient, r.effect])], [alice, [[bob, 'ignored']]]);
+      await untouched(bob);
+      await untouched(alice);
+    });
+
+    it("still bounces Carol with the real DSN that came to Carol's return path", async () => {
+      const real = reportAbout('postfix-bounce-verp.eml', 'msg_01abc', id, { 'grace@example.net': carol });
+      const verdict = await inbound.record(real, [returnPath(id, 2)]);
+      assert.deepEqual(verdict.results.map((r) => [r.recipient, r.effect]), [[carol, 'move']]);
+      assert.equal((await t.store.logs.findSendEntry(id, carol))?.status, 'bounced');
+      assert.equal((await t.store.suppressions.findSuppressed(t.workspaceId, [carol])).get(carol), 'hard_bounce');
+      await untouched(bob);
+    });
   });
 });

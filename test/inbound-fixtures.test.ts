@@ -25,48 +25,55 @@ const EXPECTED: Record<string, ParsedReport> = {
     results: [{ recipient: null, kind: 'complaint', status: null, diagnostic: null, feedback_type: 'abuse' }],
     originalMessageId: '<8787KJKJ3K4J3K4J3K4J3.mail@example.net>',
     envelopeId: null,
+    returnPaths: [],
   },
   // RFC 5965 Appendix B.2: Original-Rcpt-To and Removal-Recipient name the same user once.
   'rfc5965-complex-report.eml': {
     results: [{ recipient: 'user@example.com', kind: 'complaint', status: null, diagnostic: null, feedback_type: 'abuse' }],
     originalMessageId: '<8787KJKJ3K4J3K4J3K4J3.mail@example.net>',
     envelopeId: null,
+    returnPaths: [],
   },
   // Yahoo's complaint feedback loop: the VERP Original-Mail-From carries the message id.
   'yahoo-arf-complaint.eml': {
     results: [{ recipient: 'grace.hopper@yahoo.example', kind: 'complaint', status: null, diagnostic: null, feedback_type: 'abuse' }],
     originalMessageId: '<msg_01def@acme.example>',
     envelopeId: 'msg_01def',
+    returnPaths: ['bounce+msg_01def@mr-bounces.acme.example'],
   },
   // AOL redacts the complaining recipient: none is claimed; the returned headers still correlate.
   'aol-arf-redacted.eml': {
     results: [{ recipient: null, kind: 'complaint', status: null, diagnostic: null, feedback_type: 'abuse' }],
     originalMessageId: '<msg_01mno@acme.example>',
     envelopeId: 'msg_01mno',
+    returnPaths: ['bounce+msg_01mno@mr-bounces.acme.example'],
   },
   // Microsoft JMRP: no feedback-report part; X-HmXmrOriginalRecipient names the recipient.
   'microsoft-jmrp-complaint.eml': {
     results: [{ recipient: 'katherine.johnson@outlook.example', kind: 'complaint', status: null, diagnostic: null, feedback_type: 'abuse' }],
     originalMessageId: '<msg_01jkl@acme.example>',
     envelopeId: 'msg_01jkl',
+    returnPaths: ['bounce+msg_01jkl@mr-bounces.acme.example'],
   },
   // A person's reply that happens to say "could not be delivered" and "undeliverable".
-  'reply-plain.eml': { results: [none], originalMessageId: '<msg_01abc@acme.example>', envelopeId: null },
+  'reply-plain.eml': { results: [none], originalMessageId: '<msg_01abc@acme.example>', envelopeId: null, returnPaths: [] },
   // An Outlook reply, text and HTML, that says "rejected".
-  'reply-html-outlook.eml': { results: [none], originalMessageId: '<msg_01pqr@acme.example>', envelopeId: null },
+  'reply-html-outlook.eml': { results: [none], originalMessageId: '<msg_01pqr@acme.example>', envelopeId: null, returnPaths: [] },
   // A mailing-list reply about bounces, with a bounce-like subject and a postmaster address on a line of its own.
-  'reply-mailing-list.eml': { results: [none], originalMessageId: '<msg_01stu@acme.example>', envelopeId: null },
+  'reply-mailing-list.eml': { results: [none], originalMessageId: '<msg_01stu@acme.example>', envelopeId: null, returnPaths: [] },
   // RFC 3834 vacation notice, sent to the VERP return path.
   'vacation-autoreply.eml': {
     results: [{ recipient: 'ada@example.com', kind: 'autoreply', status: null, diagnostic: 'Auto-Submitted: auto-replied (vacation)', feedback_type: null }],
     originalMessageId: '<msg_01ghi@acme.example>',
     envelopeId: null,
+    returnPaths: [],
   },
   // Postfix's success DSN when the next hop speaks no DSN (Action: relayed), with ENVID and RET=HDRS.
   'postfix-relayed-success.eml': {
     results: [{ recipient: 'ada@example.com', kind: 'delivered', status: '2.0.0', diagnostic: '250 2.0.0 Ok: queued as 4SgQ0Z3bKjz1y', feedback_type: null }],
     originalMessageId: '<msg_01abc@acme.example>',
     envelopeId: 'msg_01abc',
+    returnPaths: ['bounce+msg_01abc@mr-bounces.acme.example'],
   },
   // Postfix's bounce to the VERP return path: one recipient of two refused at RCPT.
   'postfix-bounce-verp.eml': {
@@ -81,6 +88,7 @@ const EXPECTED: Record<string, ParsedReport> = {
     ],
     originalMessageId: '<msg_01abc@acme.example>',
     envelopeId: 'msg_01abc',
+    returnPaths: ['bounce+msg_01abc@mr-bounces.acme.example'],
   },
   // Exim's plain-text bounce (no DSN, no ENVID): the copy of the message gives Message-ID and the VERP Return-path.
   'exim-bounce-verp.eml': {
@@ -97,12 +105,14 @@ const EXPECTED: Record<string, ParsedReport> = {
     ],
     originalMessageId: '<msg_01vwx@acme.example>',
     envelopeId: 'msg_01vwx',
+    returnPaths: ['bounce+msg_01vwx@mr-bounces.acme.example'],
   },
   // An Amazon SES bounce notification delivered by SNS as e-mail.
   'ses-bounce-notification.eml': {
     results: [{ recipient: 'lin@example.com', kind: 'hard_bounce', status: '5.1.1', diagnostic: '550 5.1.1 user unknown', feedback_type: null }],
     originalMessageId: '<msg_01yz1@acme.example>',
     envelopeId: null,
+    returnPaths: [],
   },
 };
 
@@ -145,7 +155,7 @@ describe('inbound parser fixtures', () => {
       'bob@example.org',
       '',
     ].join('\n');
-    assert.deepEqual(await parseInboundMessage(Buffer.from(reply)), { results: [none], originalMessageId: '<msg_01abc@acme.example>', envelopeId: null });
+    assert.deepEqual(await parseInboundMessage(Buffer.from(reply)), { results: [none], originalMessageId: '<msg_01abc@acme.example>', envelopeId: null, returnPaths: [] });
   });
 
   it('reads the message id out of a VERP return path', () => {

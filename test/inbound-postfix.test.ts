@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import nodemailer from 'nodemailer';
 import { startInboundReceiver, type InboundReceiver } from '../src/inbound/inbound-receiver.js';
 import { createInboundReportService } from '../src/services/inbound-report-service.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
@@ -41,7 +42,7 @@ describe('bounces and deliveries reported by a real Postfix', () => {
       { DNS_SERVERS: dns.address, WORKER_POLL_MS: '20', MAILROOM_PROVIDER: 'smtp', SMTP_URL: `smtp://127.0.0.1:${postfix.port}` },
       { worker: true },
     );
-    inbound = await startInboundReceiver({ port: inboundPort, host: '127.0.0.1', complaintAddress: 'complaints@mailroom.test' }, createInboundReportService(t.store).record, silent);
+    inbound = await startInboundReceiver({ port: inboundPort, host: '127.0.0.1', complaintAddress: 'complaints@mailroom.test' }, createInboundReportService(t.store, t.returnPaths).record, silent, t.returnPaths);
     await addVerifiedDomain(t, dns, DOMAIN);
   });
   after(async () => {
@@ -76,5 +77,37 @@ describe('bounces and deliveries reported by a real Postfix', () => {
 
     const again = (await t.call('POST', '/v1/send', { body: sendBody({ from_email: `orders@${DOMAIN}`, to: ['nobody@dest.example'] }) })).json().data;
     assert.equal(again.status, 'suppressed');
+  });
+
+  it("refuses Alice's forged bounce for Bob, sent with the return path from her own copy, while Postfix's real reports act", async () => {
+    const [alice, bob] = ['alice@dest.example', 'bob@dest.example'];
+    const id = (await t.call('POST', '/v1/send', { body: sendBody({ from_email: `Shop <orders@${DOMAIN}>`, to: [alice, bob] }) })).json().data.message_id as string;
+    const entry = (to: string) => t.store.logs.findSendEntry(id, to);
+    await waitFor(async () => (await entry(alice))?.status === 'delivered' && (await entry(bob))?.status === 'delivered', 'both delivered (Postfix relayed)', { timeoutMs: 60_000 });
+
+    // Alice's copy arrived with her own envelope sender: the Return-Path her mailbox shows her.
+    const copy = destination.received.find((m) => m.envelope.rcptTo.some((r) => r.address === alice) && JSON.stringify(m.envelope).includes(id))!;
+    const aliceReturnPath = (copy.envelope.mailFrom as { address: string }).address;
+    assert.deepEqual(t.returnPaths.verify(aliceReturnPath), { ok: true, messageId: id, recipientIndex: 0 });
+    const bobsCopy = destination.received.find((m) => m.envelope.rcptTo.some((r) => r.address === bob) && JSON.stringify(m.envelope).includes(id))!;
+    assert.notEqual((bobsCopy.envelope.mailFrom as { address: string }).address, aliceReturnPath, 'Bob was sent from a return path of his own');
+
+    // She writes a bounce for Bob and sends it, over SMTP, to the return path she has.
+    const forged = [
+      `From: MAILER-DAEMON@dest.example`, `To: ${aliceReturnPath}`, `Subject: Undelivered Mail Returned to Sender`, 'MIME-Version: 1.0',
+      'Content-Type: multipart/report; report-type=delivery-status; boundary="b"', '', '--b', 'Content-Type: text/plain', '', 'Bob is gone.', '',
+      '--b', 'Content-Type: message/delivery-status', '', `Original-Envelope-Id: ${id}`, 'Reporting-MTA: dns; dest.example', '',
+      `Final-Recipient: rfc822; ${bob}`, 'Action: failed', 'Status: 5.1.1', `Diagnostic-Code: smtp; 550 5.1.1 <${bob}>: User unknown`, '', '--b--', '',
+    ].join('\r\n');
+    const mailer = nodemailer.createTransport({ host: '127.0.0.1', port: inbound.port, secure: false, ignoreTLS: true });
+    try {
+      const info = await mailer.sendMail({ envelope: { from: '', to: [aliceReturnPath] }, raw: forged });
+      assert.match(info.response, /^250 /, 'taken, and judged');
+    } finally {
+      mailer.close();
+    }
+    assert.equal((await entry(bob))?.status, 'delivered', 'Bob is not bounced');
+    assert.equal((await t.store.suppressions.findSuppressed(t.workspaceId, [bob])).size, 0, 'nor suppressed');
+    assert.ok(!(await t.store.messageEvents.listForMessage(id)).some((e) => e.type === 'bounced'), 'no bounced event');
   });
 });

@@ -60,7 +60,7 @@ describe('inbound SMTP receiver', () => {
   let receiver: InboundReceiver;
   before(async () => {
     t = await createTestApp({ RATE_LIMIT_SEND_PER_MIN: '100000' });
-    receiver = await startInboundReceiver(settings, createInboundReportService(t.store).record, silent);
+    receiver = await startInboundReceiver(settings, createInboundReportService(t.store, t.returnPaths).record, silent, t.returnPaths);
   });
   after(async () => {
     await receiver.close();
@@ -69,7 +69,7 @@ describe('inbound SMTP receiver', () => {
 
   it('takes a bounce for a return path, records it before answering, and answers a repeat as such', async () => {
     const id = (await t.call('POST', '/v1/send', { body: sendBody({ to: ['grace@example.net'] }) })).json().data.message_id as string;
-    const verp = `bounce+${id}@mr-bounces.sandbox.mailroom.test`;
+    const verp = t.returnPaths.sign(id, 0, 'mr-bounces.sandbox.mailroom.test');
     const first = await deliver(receiver.port, [verp], bounceFor(id));
     assert.match(first.response, /^250 2\.0\.0 Report recorded/);
     assert.equal((await t.store.logs.findSendEntry(id, 'grace@example.net'))?.status, 'bounced');
@@ -77,25 +77,36 @@ describe('inbound SMTP receiver', () => {
     assert.match(again.response, /^250 2\.0\.0 Report duplicate/);
   });
 
-  it('takes mail for the complaint address, refuses anyone else at RCPT, and states its size limit', async () => {
+  it('takes mail for the complaint address and signed return paths, refuses anyone else at RCPT saying why, and states its size limit', async () => {
+    const id = 'msg_01jx9c1r7t5b2n4m6p8q0r2s4t';
+    const signed = t.returnPaths.sign(id, 3, 'mr-bounces.sandbox.mailroom.test');
     const replies = await converse(receiver.port, [
       'EHLO mta.example.net',
       'MAIL FROM:<>',
       'RCPT TO:<someone@mr-bounces.sandbox.mailroom.test>',
       'RCPT TO:<postmaster@example.com>',
       'RCPT TO:<Complaints@Mailroom.test>',
+      `RCPT TO:<bounce+${id}@mr-bounces.sandbox.mailroom.test>`,
+      `RCPT TO:<${signed.replace(/\.\d+\./, '.4.')}>`,
+      `RCPT TO:<${t.returnPaths.sign(id, 3, 'mr-bounces.sandbox.mailroom.test', Date.now() - 40 * 86_400_000)}>`,
+      `RCPT TO:<${signed.toUpperCase()}>`,
       'QUIT',
     ]);
     assert.match(replies[1]!, new RegExp(`250[- ]SIZE ${INBOUND_MAX_MESSAGE_BYTES}`));
-    assert.match(replies[3]!, /^550 5\.1\.1 No such recipient here/, 'a return-path host, but no message id');
+    assert.match(replies[3]!, /^550 5\.1\.1 No such recipient here/, 'a return-path host, but no return path');
     assert.match(replies[4]!, /^550 5\.1\.1 /);
     assert.match(replies[5]!, /^250 /);
+    assert.match(replies[6]!, /^550 5\.7\.1 Return path refused: the return path is not signed/);
+    assert.match(replies[7]!, /^550 5\.7\.1 Return path refused: the return path's tag does not match/, 'the tag signs the recipient index too');
+    assert.match(replies[8]!, /^550 5\.7\.1 Return path refused: the return path expired \(signed 40 days ago; valid for 30\)/);
+    assert.match(replies[9]!, /^250 /, 'an MTA that upper-cases the address changes nothing');
   });
 
   it('answers 451 when the report cannot be recorded, so the sending MTA keeps it and retries', async () => {
-    const failing = await startInboundReceiver(settings, async () => Promise.reject(new Error('database down')), silent);
+    const failing = await startInboundReceiver(settings, async () => Promise.reject(new Error('database down')), silent, t.returnPaths);
     try {
-      await assert.rejects(deliver(failing.port, ['bounce+msg_01jzzzzzzzzzzzzzzzzzzzzzzz@mr-bounces.example.com'], bounceFor('msg_01jzzzzzzzzzzzzzzzzzzzzzzz')), (error: { responseCode?: number; response?: string }) => {
+      const to = t.returnPaths.sign('msg_01jzzzzzzzzzzzzzzzzzzzzzzz', 0, 'mr-bounces.example.com');
+      await assert.rejects(deliver(failing.port, [to], bounceFor('msg_01jzzzzzzzzzzzzzzzzzzzzzzz')), (error: { responseCode?: number; response?: string }) => {
         assert.equal(error.responseCode, 451);
         assert.match(error.response ?? '', /4\.3\.0 Temporary failure/);
         return true;

@@ -6,6 +6,12 @@ import { buildMessage, type BuiltMessage } from '../src/delivery/message-builder
 import type { DomainsTable, MessagesTable } from '../src/db/schema.js';
 import { newId, nowIso } from '../src/ids.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
+
+/** One per recipient, as the worker makes them (signed return paths; any address will do here). */
+const ENVELOPES = [
+  { from: 'bounce+one@mr-bounces.mail.acme.example', to: 'ada@example.com' },
+  { from: 'bounce+two@mr-bounces.mail.acme.example', to: 'bob@example.org' },
+];
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 describe('building a message', () => {
@@ -37,7 +43,7 @@ describe('building a message', () => {
       recipients: JSON.stringify([{ name: 'Ada Lovelace', address: 'ada@example.com' }, { name: '', address: 'bob@example.org' }]),
       created_at: nowIso(),
     };
-    built = await buildMessage(message, domain, new Date('2026-11-22T10:00:00Z'));
+    built = await buildMessage(message, domain, ENVELOPES, new Date('2026-11-22T10:00:00Z'));
     text = built.raw.toString('utf8');
   });
   after(async () => {
@@ -59,8 +65,9 @@ describe('building a message', () => {
     assert.ok(text.includes('Hello Ada') && text.includes('<p>Hello <b>Ada</b></p>'), 'both parts');
   });
 
-  it('sends from a per-message return path on the domain\'s return-path host, to every recipient', () => {
-    assert.deepEqual(built.envelope, { from: `bounce+${message.id}@mr-bounces.mail.acme.example`, to: ['ada@example.com', 'bob@example.org'] });
+  it('carries the envelopes it was given, one per recipient, and none of them into the message', () => {
+    assert.deepEqual(built.envelopes, ENVELOPES);
+    assert.ok(!text.includes('bounce+'), 'the return paths are the envelope\'s, not the headers\'');
   });
 
   it('carries a DKIM signature that an independent verifier accepts against the published record', async () => {

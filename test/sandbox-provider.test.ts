@@ -29,6 +29,7 @@ describe('sandbox provider', () => {
         created_at: nowIso(),
       },
       { domain: 'sandbox.mailroom.test', return_path_domain: 'mr-bounces.sandbox.mailroom.test', dkim_selector: 'mrtest', dkim_private_key: keys.privateKeyPem },
+      to.map((address, index) => ({ from: `bounce+r${index}@mr-bounces.sandbox.mailroom.test`, to: address })),
     );
   });
   after(() => t.close());
@@ -47,7 +48,7 @@ describe('sandbox provider', () => {
     const kept = await t.store.sandboxMessages.find(built.messageId);
     assert.equal(kept?.raw, built.raw.toString('utf8'));
     assert.deepEqual(JSON.parse(kept!.envelope_to), to);
-    assert.equal(kept?.envelope_from, built.envelope.from);
+    assert.deepEqual(JSON.parse(kept!.envelope_from), built.envelopes.map((e) => e.from));
   });
 
   it('keeps one copy when the same message is sent again (a retry)', async () => {

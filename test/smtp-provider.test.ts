@@ -38,10 +38,10 @@ describe('SMTP provider', () => {
     await relay.close();
   });
 
-  const message = (to: string[]): Promise<BuiltMessage> =>
+  const message = (to: string[], id = newId('msg')): Promise<BuiltMessage> =>
     buildMessage(
       {
-        id: newId('msg'),
+        id,
         workspace_id: 'ws_test',
         from_name: 'Acme',
         from_address: 'hello@acme.example',
@@ -53,21 +53,27 @@ describe('SMTP provider', () => {
         created_at: nowIso(),
       },
       domain,
+      to.map((address, index) => ({ from: `bounce+${id}.${index}@mr-bounces.acme.example`, to: address })),
     );
 
-  it('hands the signed message over with the return path, every recipient and a DSN request', async () => {
+  it('hands the signed message over to each recipient in a transaction of its own, from its own return path, with a DSN request', async () => {
     const built = await message(['ada@example.com', 'bob@example.org']);
+    const before = relay.received.length;
     const outcomes = await provider.send(built);
     assert.deepEqual(outcomes.map((o) => [o.recipient, o.kind]), [['ada@example.com', 'accepted'], ['bob@example.org', 'accepted']]);
     assert.match(outcomes[0]!.detail, /^250 /);
-    const got = relay.received.at(-1)!;
-    assert.equal(got.envelope.mailFrom && got.envelope.mailFrom.address, `bounce+${built.messageId}@mr-bounces.acme.example`);
-    assert.deepEqual(got.envelope.rcptTo.map((r) => r.address), ['ada@example.com', 'bob@example.org']);
-    const dsn = (got.envelope as SMTPServerEnvelope & { dsn?: { envid?: string; ret?: string } }).dsn;
-    assert.deepEqual([dsn?.envid, dsn?.ret], [built.messageId, 'HDRS']);
-    const notify = (got.envelope.rcptTo[0] as { dsn?: { notify?: string[] } }).dsn?.notify;
-    assert.deepEqual(notify, ['SUCCESS', 'FAILURE', 'DELAY']);
-    assert.ok(got.raw.includes('DKIM-Signature: ') && got.raw.includes(`Message-ID: ${built.messageIdHeader}`), 'the built message, as built');
+    const got = relay.received.slice(before).sort((a, b) => a.envelope.rcptTo[0]!.address.localeCompare(b.envelope.rcptTo[0]!.address));
+    assert.deepEqual(
+      got.map((m) => [m.envelope.mailFrom && m.envelope.mailFrom.address, m.envelope.rcptTo.map((r) => r.address)]),
+      built.envelopes.map((e) => [e.from, [e.to]]),
+    );
+    for (const { envelope, raw } of got) {
+      const dsn = (envelope as SMTPServerEnvelope & { dsn?: { envid?: string; ret?: string } }).dsn;
+      assert.deepEqual([dsn?.envid, dsn?.ret], [built.messageId, 'HDRS']);
+      const notify = (envelope.rcptTo[0] as { dsn?: { notify?: string[] } }).dsn?.notify;
+      assert.deepEqual(notify, ['SUCCESS', 'FAILURE', 'DELAY']);
+      assert.equal(raw, built.raw.toString('utf8'), 'the built message, as built, to each');
+    }
   });
 
   it('classifies each recipient: a 550 is permanent, a 451 temporary, the rest delivered', async () => {

@@ -30,23 +30,24 @@ describe('building messages on a thread of their own', () => {
 
   it('builds what the calling thread would, signed so that mailauth verifies it', async () => {
     const source = message();
-    const [threaded, local] = await Promise.all([builder(source, domain, ['bob@example.com']), buildInThread(source, domain, ['bob@example.com'])]);
+    const envelopes = [{ from: 'bounce+x@mr-bounces.threads.example', to: 'bob@example.com' }];
+    const [threaded, local] = await Promise.all([builder(source, domain, envelopes), buildInThread(source, domain, envelopes)]);
     assert.ok(Buffer.isBuffer(threaded.raw));
-    assert.deepEqual(threaded.envelope, local.envelope);
+    assert.deepEqual(threaded.envelopes, local.envelopes);
     assert.equal(threaded.messageIdHeader, `<${source.id}@threads.example>`);
     const [dkim] = await verifyDkim(threaded.raw, dns);
     assert.equal(dkim?.status.result, 'pass');
   });
 
   it('fails the builds a lost thread held as unavailable (to be retried), and starts a new thread for the next', async () => {
-    const rejected = assert.rejects(builder(message(), domain), BuilderUnavailableError);
+    const rejected = assert.rejects(builder(message(), domain, []), BuilderUnavailableError);
     await builder.close();
     await rejected;
-    const next = await builder(message(), domain);
+    const next = await builder(message(), domain, []);
     assert.match(next.raw.toString('utf8'), /^DKIM-Signature: /m);
   });
 
   it('reports a message that cannot be built as an ordinary error', async () => {
-    await assert.rejects(builder(message(), { ...domain, dkim_private_key: 'not a key' }), (error: Error) => !(error instanceof BuilderUnavailableError));
+    await assert.rejects(builder(message(), { ...domain, dkim_private_key: 'not a key' }, []), (error: Error) => !(error instanceof BuilderUnavailableError));
   });
 });

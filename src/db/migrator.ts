@@ -7,6 +7,7 @@ import * as inboundReports from './migrations/0005-inbound-reports.js';
 import * as webhooks from './migrations/0006-webhooks.js';
 import * as logSearch from './migrations/0007-log-search.js';
 import * as messageDetail from './migrations/0008-message-detail.js';
+import * as returnPathSigning from './migrations/0009-return-path-signing.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0006-webhooks': webhooks,
   '0007-log-search': logSearch,
   '0008-message-detail': messageDetail,
+  '0009-return-path-signing': returnPathSigning,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -16,6 +16,7 @@ export interface Database {
   delivery_attempts: DeliveryAttemptsTable;
   message_events: MessageEventsTable;
   inbound_reports: InboundReportsTable;
+  server_secrets: ServerSecretsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
@@ -132,6 +133,7 @@ export interface DeliveryJobsTable {
 export interface SandboxMessagesTable {
   message_id: string;
   workspace_id: string;
+  /** JSON array of the envelope senders, one per recipient in `envelope_to` (each signed for its recipient). */
   envelope_from: string;
   /** JSON array of addresses. */
   envelope_to: string;
@@ -188,7 +190,16 @@ export interface InboundReportsTable {
   message_id: string | null;
   /** JSON of the parser's results, for an operator reading the table. */
   summary: string;
+  /** JSON of what acting on it came to, with the reason for each result ignored; null for reports recorded before it was kept. */
+  verdict: string | null;
   received_at: string;
+}
+
+/** A secret of the installation as a whole (the return-path key made when MAILROOM_SECRET_KEY is not set). */
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
+  created_at: string;
 }
 
 /** A workspace's webhook endpoint. */

@@ -4,9 +4,11 @@ import type { LogEntryRow } from '../repositories/logs-repository.js';
 import { normalizeAddress } from '../services/email-address.js';
 import { suppressedError } from '../services/suppressed-recipients.js';
 import type { JobContext } from './claim-context.js';
-import type { SigningDomain } from './message-builder.js';
+import type { Envelope, SigningDomain } from './message-builder.js';
 import type { Provider, RecipientOutcome } from './provider.js';
 import { BuilderUnavailableError, type MessageBuilder } from './threaded-message-builder.js';
+import type { ReturnPathSigner } from '../inbound/return-path.js';
+import type { Mailbox } from '../services/email-address.js';
 
 /** What one recipient came to in one attempt. */
 export interface RecipientResult {
@@ -31,6 +33,8 @@ export interface JobResult {
 
 export interface AttemptDependencies {
   provider: Provider;
+  /** Signs each recipient's envelope sender (inbound/return-path.ts). */
+  returnPaths: Pick<ReturnPathSigner, 'sign'>;
   /** Composes and signs (message-builder.ts), here or on a thread of its own. */
   build: MessageBuilder;
   /** The key and return-path host for the built-in sandbox sender domain, which has no domain row. */
@@ -71,7 +75,10 @@ export async function attemptDelivery(job: DeliveryJob, context: JobContext, dep
   let built;
   try {
     const signing = sender.kind === 'sandbox' ? await deps.sandboxDomain() : sender.row;
-    built = await deps.build(message, signing, entries.map((e) => e.recipient));
+    // Each recipient's return path names its place among the message's recipients, signed.
+    const place = new Map((JSON.parse(message.recipients) as Mailbox[]).map((r, index) => [r.address, index]));
+    const envelopes = entries.map((e): Envelope => ({ from: deps.returnPaths.sign(message.id, place.get(e.recipient) ?? 0, signing.return_path_domain), to: e.recipient }));
+    built = await deps.build(message, signing, envelopes);
   } catch (error) {
     const detail = `Could not build the message: ${(error as Error).message}`;
     // A builder thread that died says nothing about the message: try again later. Anything else would fail again.

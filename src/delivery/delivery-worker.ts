@@ -11,6 +11,7 @@ import type { Provider } from './provider.js';
 import { sandboxSigningDomain } from './sandbox-provider.js';
 import { buildInThread, type MessageBuilder } from './threaded-message-builder.js';
 import { createWakeablePause } from '../wakeable-pause.js';
+import type { ReturnPathSigner } from '../inbound/return-path.js';
 
 /** How long a stopping worker waits for hand-overs in flight before giving their jobs back anyway. */
 export const SHUTDOWN_GRACE_MS = 30_000;
@@ -24,6 +25,8 @@ export interface DeliveryWorkerOptions {
   owner?: string;
   /** Where messages are composed and signed; by default on this thread. */
   build?: MessageBuilder;
+  /** Signs each recipient's return path (the installation's key). */
+  returnPaths: Pick<ReturnPathSigner, 'sign'>;
 }
 
 export interface DeliveryWorker {
@@ -49,6 +52,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const recorder = createOutcomeRecorder(store, { owner, providerName: provider.name, retry: config.retry });
   const deps = {
     provider,
+    returnPaths: options.returnPaths,
     build: options.build ?? buildInThread,
     sandboxDomain: sandboxSigningDomain,
     onProviderError: (error: unknown, job: DeliveryJob) => logger.error({ err: error, jobId: job.id }, 'provider threw; retrying later'),

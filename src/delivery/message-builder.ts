@@ -6,24 +6,26 @@ import type { Mailbox } from '../services/email-address.js';
 /** What the sender's domain contributes: its name, the return-path host, and the DKIM key that signs for it. */
 export type SigningDomain = Pick<DomainsTable, 'domain' | 'return_path_domain' | 'dkim_selector' | 'dkim_private_key'>;
 
+/** One SMTP transaction: a recipient and the envelope sender signed for it (inbound/return-path.ts). */
+export interface Envelope {
+  from: string;
+  to: string;
+}
+
 export interface BuiltMessage {
   /** The API's `message_id`, also the DSN envelope id (ENVID). */
   messageId: string;
   workspaceId: string;
-  /** The SMTP envelope: the per-message return path, and every recipient. */
-  envelope: { from: string; to: string[] };
+  /**
+   * One envelope per recipient handed over now: each recipient's return path
+   * is its own, so a report that comes back may speak for that recipient
+   * alone, and each is a transaction of its own.
+   */
+  envelopes: Envelope[];
   /** The `Message-ID` header's value, `<msg_…@sender-domain>`. */
   messageIdHeader: string;
-  /** The whole RFC 5322 message, DKIM-signed. */
+  /** The whole RFC 5322 message, DKIM-signed: the same for every envelope. */
   raw: Buffer;
-}
-
-/**
- * The envelope sender of one message: a VERP-style address on the domain's
- * return-path host (DESIGN.md §2), so a bounce names the message it is about.
- */
-export function returnPathFor(messageId: string, domain: Pick<SigningDomain, 'return_path_domain'>): string {
-  return `bounce+${messageId}@${domain.return_path_domain}`;
 }
 
 const formatMailbox = (m: Mailbox) => (m.name ? { name: m.name, address: m.address } : m.address);
@@ -58,22 +60,17 @@ function composerFor(domain: SigningDomain): Transporter {
  * needed, text and/or HTML parts) and signs it with the domain's DKIM key
  * (rsa-sha256, relaxed/relaxed). Headers come from the parsed mailboxes stored
  * at acceptance, never from raw input. `To` names every recipient of the send;
- * the envelope only `envelopeTo` (by default all of them): those suppressed,
- * or already done before a retry, are not sent to again.
+ * the envelopes only those handed over now: those suppressed, or already done
+ * before a retry, are not sent to again.
  */
-export async function buildMessage(
-  message: MessagesTable,
-  domain: SigningDomain,
-  date: Date = new Date(),
-  envelopeTo?: string[],
-): Promise<BuiltMessage> {
+export async function buildMessage(message: MessagesTable, domain: SigningDomain, envelopes: Envelope[], date: Date = new Date()): Promise<BuiltMessage> {
   const recipients = JSON.parse(message.recipients) as Mailbox[];
   const replyTo = message.reply_to ? (JSON.parse(message.reply_to) as Mailbox) : null;
   const messageIdHeader = `<${message.id}@${domain.domain}>`;
   const composer = composerFor(domain);
-  const envelope = { from: returnPathFor(message.id, domain), to: envelopeTo ?? recipients.map((r) => r.address) };
   const info = await composer.sendMail({
-    envelope,
+    // The envelope does not go into the message; Nodemailer wants one all the same.
+    envelope: { from: envelopes[0]?.from ?? '', to: envelopes.map((e) => e.to) },
     from: formatMailbox({ name: message.from_name, address: message.from_address }),
     to: recipients.map(formatMailbox),
     ...(replyTo ? { replyTo: formatMailbox(replyTo) } : {}),
@@ -83,5 +80,5 @@ export async function buildMessage(
     messageId: messageIdHeader,
     date,
   });
-  return { messageId: message.id, workspaceId: message.workspace_id, envelope, messageIdHeader, raw: info.message as Buffer };
+  return { messageId: message.id, workspaceId: message.workspace_id, envelopes, messageIdHeader, raw: info.message as Buffer };
 }

@@ -43,12 +43,12 @@ export function createSandboxProvider(store: Pick<Store, 'sandboxMessages'>): Pr
       await store.sandboxMessages.keep({
         message_id: message.messageId,
         workspace_id: message.workspaceId,
-        envelope_from: message.envelope.from,
-        envelope_to: JSON.stringify(message.envelope.to),
+        envelope_from: JSON.stringify(message.envelopes.map((e) => e.from)),
+        envelope_to: JSON.stringify(message.envelopes.map((e) => e.to)),
         raw: message.raw.toString('utf8'),
         created_at: nowIso(),
       });
-      return message.envelope.to.map(simulate);
+      return message.envelopes.map((e) => simulate(e.to));
     },
     async close() {},
   };

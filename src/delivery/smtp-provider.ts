@@ -1,6 +1,6 @@
 import type { ConnectionOptions } from 'node:tls';
 import nodemailer from 'nodemailer';
-import type { BuiltMessage } from './message-builder.js';
+import type { BuiltMessage, Envelope } from './message-builder.js';
 import type { Provider, RecipientOutcome } from './provider.js';
 
 /** Connections kept open to the relay; messages beyond these wait for one. */
@@ -38,7 +38,8 @@ function outcomeOf(recipient: string, error: SmtpError): RecipientOutcome {
 
 /**
  * Relays through SMTP_URL (`smtp://user:pass@host:587`, or `smtps://` for TLS
- * from the start) with a pooled Nodemailer transport. STARTTLS is used when
+ * from the start) with a pooled Nodemailer transport, one transaction per
+ * recipient (each with its own signed return path). STARTTLS is used when
  * the relay offers it; AUTH comes from the URL. Each message asks for DSNs
  * (NOTIFY=SUCCESS,FAILURE,DELAY, ENVID = the message id, RET=HDRS), so a relay
  * that supports them reports bounces, and success ("relayed" from a relay like
@@ -60,28 +61,28 @@ export function createSmtpProvider(smtpUrl: string, options: { tls?: ConnectionO
     ...(options.tls ? { tls: options.tls } : {}),
   });
 
+  /** One recipient, in a transaction of its own: its envelope sender is signed for it alone. */
+  async function sendOne(message: BuiltMessage, { from, to }: Envelope): Promise<RecipientOutcome> {
+    try {
+      const info = await transport.sendMail({
+        envelope: { from, to: [to] },
+        raw: message.raw,
+        dsn: { id: message.messageId, return: 'headers', notify: ['success', 'failure', 'delay'] },
+      });
+      const refused = (info as { rejectedErrors?: SmtpError[] }).rejectedErrors?.[0];
+      // Accepted by the relay, not yet delivered: the relay's DSN tells that later.
+      return refused ? outcomeOf(to, refused) : { recipient: to, kind: 'accepted', detail: info.response };
+    } catch (caught) {
+      const error = caught as SmtpError;
+      return outcomeOf(to, error.rejectedErrors?.[0] ?? error);
+    }
+  }
+
   return {
     name: 'smtp',
     async send(message: BuiltMessage): Promise<RecipientOutcome[]> {
-      const recipients = message.envelope.to;
-      try {
-        const info = await transport.sendMail({
-          envelope: message.envelope,
-          raw: message.raw,
-          dsn: { id: message.messageId, return: 'headers', notify: ['success', 'failure', 'delay'] },
-        });
-        const refused = new Map(((info as { rejectedErrors?: SmtpError[] }).rejectedErrors ?? []).map((e) => [e.recipient, e]));
-        return recipients.map((recipient) => {
-          const error = refused.get(recipient);
-          // Accepted by the relay, not yet delivered: the relay's DSN tells that later.
-          return error ? outcomeOf(recipient, error) : { recipient, kind: 'accepted', detail: info.response };
-        });
-      } catch (caught) {
-        const error = caught as SmtpError;
-        // Every recipient refused: each with its own reply. Otherwise (MAIL FROM or DATA refused, no connection) all share it.
-        const refused = new Map((error.rejectedErrors ?? []).map((e) => [e.recipient, e]));
-        return recipients.map((recipient) => outcomeOf(recipient, refused.get(recipient) ?? error));
-      }
+      // Side by side: the pool's connections take them as they come free.
+      return Promise.all(message.envelopes.map((envelope) => sendOne(message, envelope)));
     },
     async close() {
       transport.close();

@@ -2,13 +2,13 @@ import type { Worker } from 'node:worker_threads';
 import type { MessagesTable } from '../db/schema.js';
 import { startTypeScriptThread } from '../typescript-thread.js';
 import type { BuildReply, BuildRequest } from './message-builder-thread.js';
-import { buildMessage, type BuiltMessage, type SigningDomain } from './message-builder.js';
+import { buildMessage, type BuiltMessage, type Envelope, type SigningDomain } from './message-builder.js';
 
 /** Builds one message: composes, signs, addresses it (message-builder.ts). */
-export type MessageBuilder = (message: MessagesTable, domain: SigningDomain, envelopeTo?: string[]) => Promise<BuiltMessage>;
+export type MessageBuilder = (message: MessagesTable, domain: SigningDomain, envelopes: Envelope[]) => Promise<BuiltMessage>;
 
 /** The builder on the calling thread. */
-export const buildInThread: MessageBuilder = (message, domain, envelopeTo) => buildMessage(message, domain, new Date(), envelopeTo);
+export const buildInThread: MessageBuilder = (message, domain, envelopes) => buildMessage(message, domain, envelopes);
 
 /** The builder thread died with the message: nothing is wrong with the message, so the attempt may be made again. */
 export class BuilderUnavailableError extends Error {
@@ -64,13 +64,13 @@ export function createThreadedMessageBuilder(): MessageBuilder & { close(): Prom
     return started;
   }
 
-  const build: MessageBuilder = (message, domain, envelopeTo) =>
+  const build: MessageBuilder = (message, domain, envelopes) =>
     new Promise<BuiltMessage>((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve, reject });
       const target = start();
       target.ref();
-      target.postMessage({ id, message, domain, date: new Date().toISOString(), ...(envelopeTo ? { envelopeTo } : {}) } satisfies BuildRequest);
+      target.postMessage({ id, message, domain, envelopes, date: new Date().toISOString() } satisfies BuildRequest);
     });
 
   return Object.assign(build, {

@@ -13,9 +13,13 @@ import { firstAddress } from './smtp-text.js';
 const MESSAGE_ID_LINE = /^[ \t>]*Message-ID[ \t]*:[ \t]*(<[^<>\s]+>|[^<>\s]+@[^<>\s]+)[ \t]*$/im;
 const MAILROOM_ID_HEADERS = ['x-mailroom-id', 'x-mailroom-message-id'];
 
-/** The Mailroom message id a VERP return path carries (`bounce+msg_01…@mr-bounces.example.com` → `msg_01…`), or null. */
+/**
+ * The Mailroom message id a return path carries (`bounce+msg_01….2.fr4.tag@mr-bounces.example.com`
+ * → `msg_01…`; return-path.ts signs the rest), or null. Only for finding the message a report is
+ * about: what a report may act on is decided by the signature.
+ */
 export function messageIdFromReturnPath(address: string): string | null {
-  const match = /^bounce\+([^@\s]+)@/i.exec(address.trim().replace(/^<|>$/g, ''));
+  const match = /^bounce\+([^@.\s]+)[^@\s]*@/i.exec(address.trim().replace(/^<|>$/g, ''));
   return match ? match[1]! : null;
 }
 
@@ -59,16 +63,31 @@ export function envelopeIdOf(message: MimeMessage, fromReport: string | null, re
     const quoted = new RegExp(`^[ \\t>]*${name}[ \\t]*:[ \\t]*(\\S+)`, 'im').exec(returnedText);
     if (quoted) return quoted[1]!;
   }
+  for (const address of returnPathsIn(message, reportedSender)) {
+    const id = messageIdFromReturnPath(address);
+    if (id) return id;
+  }
+  return null;
+}
+
+/**
+ * The envelope senders a report quotes that are Mailroom return paths, in the
+ * order they are trusted to name the original's: the DSN's own (Postfix's
+ * X-Postfix-Sender), the ARF Original-Mail-From, the returned message's
+ * Return-Path, a Return-Path quoted in the text. A report sent to the
+ * complaint address is tied to a recipient by one of these.
+ */
+export function returnPathsIn(message: MimeMessage, reportedSender: string | null): string[] {
   const senders = [
     reportedSender,
     ...message.feedbackReports.flatMap((report) => headerBlock(report).get('original-mail-from') ?? []),
     ...message.returned.flatMap((part) => headerBlock(part).get('return-path') ?? []),
-    /^[ \t>]*Return-Path[ \t]*:[ \t]*(\S+)/im.exec(returnedText)?.[1],
+    /^[ \t>]*Return-Path[ \t]*:[ \t]*(\S+)/im.exec(returnedSection(message.text))?.[1],
   ];
+  const found: string[] = [];
   for (const sender of senders) {
     const address = sender ? firstAddress(sender) : null;
-    const id = address ? messageIdFromReturnPath(address) : null;
-    if (id) return id;
+    if (address && messageIdFromReturnPath(address) && !found.includes(address)) found.push(address);
   }
-  return null;
+  return found;
 }

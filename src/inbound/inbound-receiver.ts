@@ -4,7 +4,7 @@ import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp
 import type { InboundSettings } from '../config.js';
 import { RETURN_PATH_LABEL } from '../services/dns-records.js';
 import type { InboundVerdict } from '../services/inbound-report-service.js';
-import { messageIdFromReturnPath } from './correlation.js';
+import { looksLikeReturnPath, type ReturnPathSigner } from './return-path.js';
 
 /** Largest report taken: a bounce returns headers (RET=HDRS), a complaint the message; 10 MiB is plenty for either. */
 export const INBOUND_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -17,12 +17,20 @@ export const INBOUND_SOCKET_TIMEOUT_MS = 60_000;
 
 const reply = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
 
-/** Addresses the receiver takes mail for: a per-message return path on a return-path host, or the complaint address. */
-export function acceptsRecipient(address: string, settings: Pick<InboundSettings, 'complaintAddress'>): boolean {
+/**
+ * Whether the receiver takes mail for an address: the complaint address, or a
+ * signed return path on a return-path host whose tag matches and has not
+ * expired. Anything else is refused at RCPT, saying why, so a forged report
+ * is turned away before its content is read (the report service checks the
+ * signature again: it is also called without the receiver).
+ */
+export function recipientRefusal(address: string, settings: Pick<InboundSettings, 'complaintAddress'>, signer: ReturnPathSigner): Error | null {
   const lower = address.toLowerCase();
-  if (lower === settings.complaintAddress) return true;
+  if (lower === settings.complaintAddress) return null;
   const domain = lower.slice(lower.lastIndexOf('@') + 1);
-  return messageIdFromReturnPath(lower) !== null && domain.startsWith(`${RETURN_PATH_LABEL}.`);
+  if (!looksLikeReturnPath(lower) || !domain.startsWith(`${RETURN_PATH_LABEL}.`)) return reply(550, '5.1.1 No such recipient here');
+  const check = signer.verify(lower);
+  return check.ok ? null : reply(550, `5.7.1 Return path refused: ${check.reason}`);
 }
 
 export interface InboundReceiver {
@@ -42,6 +50,7 @@ export async function startInboundReceiver(
   settings: InboundSettings,
   record: (raw: Buffer, rcptTo: string[]) => Promise<InboundVerdict>,
   logger: Pick<Logger, 'info' | 'warn' | 'error'>,
+  signer: ReturnPathSigner,
 ): Promise<InboundReceiver> {
   const server = new SMTPServer({
     authOptional: true,
@@ -54,8 +63,7 @@ export async function startInboundReceiver(
     closeTimeout: 5_000,
     onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: (error?: Error | null) => void) {
       if (session.envelope.rcptTo.length >= INBOUND_MAX_RECIPIENTS) return callback(reply(452, '4.5.3 Too many recipients'));
-      if (!acceptsRecipient(address.address, settings)) return callback(reply(550, '5.1.1 No such recipient here'));
-      callback();
+      callback(recipientRefusal(address.address, settings, signer));
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
@@ -72,7 +80,7 @@ export async function startInboundReceiver(
         const rcptTo = session.envelope.rcptTo.map((r) => r.address);
         record(Buffer.concat(chunks), rcptTo).then(
           (verdict) => {
-            logger.info({ outcome: verdict.outcome, messageId: verdict.messageId, results: verdict.results }, 'inbound report');
+            logger.info({ outcome: verdict.outcome, messageId: verdict.messageId, reason: verdict.reason, results: verdict.results }, 'inbound report');
             callback(null, `2.0.0 Report ${verdict.outcome}`);
           },
           (error: unknown) => {

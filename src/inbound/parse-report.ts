@@ -1,7 +1,7 @@
 import { readSesNotification } from './amazon-ses.js';
 import { detectAutoReply } from './auto-reply.js';
 import { classifyFinding, detectReason } from './bounce-classifier.js';
-import { envelopeIdOf, originalMessageIdOf } from './correlation.js';
+import { envelopeIdOf, originalMessageIdOf, returnPathsIn } from './correlation.js';
 import { deliveryStatusInText, parseDeliveryStatus, type DsnReport } from './delivery-status.js';
 import { readComplaint } from './feedback-report.js';
 import { headerBlock, readMimeMessage, type MimeMessage } from './mime-message.js';
@@ -65,6 +65,7 @@ export async function parseInboundMessage(raw: Buffer): Promise<ParsedReport> {
     results,
     originalMessageId: originalMessageIdOf(message, reportedMessageId),
     envelopeId: envelopeIdOf(message, envelopeId, reportedSender),
+    returnPaths: returnPathsIn(message, reportedSender),
   };
 }
 

@@ -25,6 +25,8 @@ export interface ParsedReport {
   originalMessageId: string | null;
   /** The envelope id (`Original-Envelope-Id`) or X-Mailroom id if any. */
   envelopeId: string | null;
+  /** Mailroom return paths the report quotes as the original's envelope sender (lower-cased), most trusted first. */
+  returnPaths: string[];
 }
 
 /**

@@ -8,6 +8,7 @@ import { createCounterDeltas, createLogsRepository, type CounterDeltas } from '.
 import { createMessageEventsRepository } from './message-events-repository.js';
 import { createMessagesRepository } from './messages-repository.js';
 import { createSandboxMessagesRepository } from './sandbox-messages-repository.js';
+import { createServerSecretsRepository } from './server-secrets-repository.js';
 import { createSuppressionsRepository } from './suppressions-repository.js';
 import { createWebhooksRepository } from './webhooks-repository.js';
 import { createWebhookDeliveriesRepository } from './webhook-deliveries-repository.js';
@@ -34,6 +35,7 @@ function bind(db: Db, counters?: CounterDeltas) {
     messages: createMessagesRepository(db),
     suppressions: createSuppressionsRepository(db),
     sandboxMessages: createSandboxMessagesRepository(db),
+    serverSecrets: createServerSecretsRepository(db),
     webhookDeliveries: createWebhookDeliveriesRepository(db),
     webhooks: createWebhooksRepository(db),
   };

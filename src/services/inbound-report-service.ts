@@ -1,43 +1,31 @@
 import { createHash } from 'node:crypto';
 import { newId, nowIso } from '../ids.js';
 import { hardBounceSubtype } from '../inbound/bounce-subtype.js';
-import { messageIdFromReturnPath, parseInboundMessage, type InboundResult, type ParsedReport } from '../inbound/parse-report.js';
+import { parseInboundMessage, type InboundResult, type ParsedReport } from '../inbound/parse-report.js';
+import { reportTarget, type ReportTarget } from '../inbound/report-target.js';
+import type { ReturnPathSigner } from '../inbound/return-path.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
-import { normalizeAddress } from './email-address.js';
+import { normalizeAddress, type Mailbox } from './email-address.js';
 import { moveSendEntry, recordComplaint, type StatusChange } from './send-status-service.js';
 
-/** What one result of a report did: moved an entry, was a repeat, or found nothing to act on. */
+/** What one result of a report did: moved an entry, was a repeat, or found nothing to act on (and why). */
 export interface AppliedResult {
   recipient: string | null;
   kind: InboundResult['kind'];
   effect: StatusChange | 'recorded' | 'ignored';
+  /** Why an `ignored` result was not acted on, when it was about someone. */
+  reason?: string;
 }
 
 export interface InboundVerdict {
-  /** `duplicate`: these bytes were processed before; `uncorrelated`: no Mailroom message could be found for it. */
-  outcome: 'recorded' | 'duplicate' | 'uncorrelated';
+  /** `duplicate`: these bytes were processed before; `ignored`: the report may speak for no recipient (`reason` says why). */
+  outcome: 'recorded' | 'duplicate' | 'ignored';
   messageId: string | null;
+  /** The recipient its signed return path speaks for. */
+  recipient: string | null;
+  reason?: string;
   results: AppliedResult[];
-}
-
-const MESSAGE_ID = /^msg_[0-9a-z]{26}$/;
-
-/**
- * The Mailroom message a report is about: the VERP return path it was sent to
- * first (it cannot be forged by the report's content), then the DSN envelope id
- * (Mailroom sends its message id as ENVID), then the original Message-ID
- * (`<msg_…@domain>`) in the returned headers.
- */
-export function correlate(report: ParsedReport, rcptTo: string[]): string | null {
-  for (const address of rcptTo) {
-    const id = messageIdFromReturnPath(address)?.toLowerCase();
-    if (id && MESSAGE_ID.test(id)) return id;
-  }
-  const envelopeId = report.envelopeId?.toLowerCase();
-  if (envelopeId && MESSAGE_ID.test(envelopeId)) return envelopeId;
-  const local = /^<([^@>]+)@/.exec(report.originalMessageId ?? '')?.[1]?.toLowerCase();
-  return local && MESSAGE_ID.test(local) ? local : null;
 }
 
 /** The error detail a bounce keeps: the diagnostic as found, led by the status code when it does not say it. */
@@ -80,40 +68,52 @@ async function apply(repos: Repositories, entry: LogEntryRow, result: InboundRes
   }
 }
 
+/** Acts on each result of a report that may speak for `target`'s recipient, and on no one else. */
+async function act(repos: Repositories, report: ParsedReport, target: Extract<ReportTarget, { ok: true }>, now: string): Promise<InboundVerdict> {
+  const message = await repos.messages.find(target.messageId);
+  const recipient = message ? (JSON.parse(message.recipients) as Mailbox[])[target.recipientIndex]?.address : undefined;
+  const entry = recipient ? (await repos.logs.listSendEntries([target.messageId])).find((e) => e.recipient === recipient) : undefined;
+  if (!entry) return { outcome: 'ignored', messageId: target.messageId, recipient: null, reason: 'its return path names no recipient of a message here', results: [] };
+
+  const results: AppliedResult[] = [];
+  for (const result of report.results) {
+    // A report that names no one (a redacted complaint) is about the one recipient its return path speaks for.
+    if (result.recipient !== null && normalizeAddress(result.recipient) !== normalizeAddress(entry.recipient)) {
+      const reason = `the report names ${result.recipient}, but its return path speaks only for ${entry.recipient}`;
+      results.push({ recipient: result.recipient, kind: result.kind, effect: 'ignored', reason });
+      continue;
+    }
+    results.push({ recipient: result.recipient, kind: result.kind, effect: await apply(repos, entry, result, now) });
+  }
+  return { outcome: 'recorded', messageId: target.messageId, recipient: entry.recipient, results };
+}
+
 /**
  * Acts on an inbound report (a DSN, a bounce in an MTA's own format, an ARF
- * complaint), received by the inbound SMTP server or read from a file: each
- * recipient's result moves its `send` entry (delivered, bounced), records a
- * `bounce` or `complaint` entry, or adds to the attempt history (soft
- * bounce), all through the event path (which also keeps the suppression
- * list), in one transaction with the record that the report was processed.
+ * complaint), received by the inbound SMTP server or read from a file, for
+ * the one recipient its signed return path speaks for (report-target.ts):
+ * each result about that recipient moves its `send` entry (delivered,
+ * bounced), records a `bounce` or `complaint` entry, or adds to the attempt
+ * history (soft bounce), all through the event path (which also keeps the
+ * suppression list), in one transaction with the record that the report was
+ * processed and what it came to. Results about anyone else are ignored, and
+ * the verdict says why.
  */
-export function createInboundReportService(store: Store) {
+export function createInboundReportService(store: Store, signer: ReturnPathSigner) {
   return {
     async record(raw: Buffer, rcptTo: string[]): Promise<InboundVerdict> {
       const report = await parseInboundMessage(raw);
-      const messageId = correlate(report, rcptTo);
+      const target = reportTarget(report, rcptTo, signer);
       const now = nowIso();
+      const id = createHash('sha256').update(raw).digest('hex');
       return store.transaction(async (repos) => {
-        const first = await repos.inboundReports.claim({
-          id: createHash('sha256').update(raw).digest('hex'),
-          message_id: messageId,
-          summary: JSON.stringify(report.results),
-          received_at: now,
-        });
-        if (!first) return { outcome: 'duplicate', messageId, results: [] };
-        const entries = messageId ? await repos.logs.listSendEntries([messageId]) : [];
-        if (entries.length === 0) return { outcome: 'uncorrelated', messageId, results: [] };
-
-        const results: AppliedResult[] = [];
-        for (const result of report.results) {
-          // A report that names no recipient (a redacted complaint) is about the only one, if there is only one.
-          const entry = result.recipient
-            ? entries.find((e) => normalizeAddress(e.recipient) === normalizeAddress(result.recipient!))
-            : entries.length === 1 ? entries[0] : undefined;
-          results.push({ recipient: result.recipient, kind: result.kind, effect: entry ? await apply(repos, entry, result, now) : 'ignored' });
-        }
-        return { outcome: 'recorded', messageId, results };
+        const first = await repos.inboundReports.claim({ id, message_id: target.messageId, summary: JSON.stringify(report.results), received_at: now });
+        if (!first) return { outcome: 'duplicate', messageId: target.messageId, recipient: null, results: [] };
+        const verdict: InboundVerdict = target.ok
+          ? await act(repos, report, target, now)
+          : { outcome: 'ignored', messageId: target.messageId, recipient: null, reason: target.reason, results: [] };
+        await repos.inboundReports.recordVerdict(id, JSON.stringify(verdict));
+        return verdict;
       });
     },
   };

@@ -77,7 +77,7 @@ export async function startHeldSink(options: HeldSinkOptions = {}): Promise<Held
       stream.on('data', () => {});
       stream.on('end', () => {
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-        const id = /^bounce\+([^@]+)@/.exec(from)?.[1] ?? `unknown:${from}`;
+        const id = /^bounce\+([^@.]+)/.exec(from)?.[1] ?? `unknown:${from}`;
         arrivals.set(id, (arrivals.get(id) ?? 0) + 1);
         const tag = tags.get(session.id) ?? 'untagged';
         byTag.set(tag, (byTag.get(tag) ?? 0) + 1);

@@ -6,6 +6,7 @@ import type { Store } from '../../src/repositories/index.js';
 import { openRuntime } from '../../src/server.js';
 import type { Services } from '../../src/services/index.js';
 import type { DeliveryWorker } from '../../src/delivery/delivery-worker.js';
+import type { ReturnPathSigner } from '../../src/inbound/return-path.js';
 import type { StoreKind } from '../../src/db/database.js';
 import { freshStore } from './test-store.js';
 
@@ -17,6 +18,8 @@ export interface TestApp {
   services: Services;
   /** The delivery worker, when the app was asked to run one. */
   worker: DeliveryWorker | undefined;
+  /** Signs and checks return paths with the store's key, as the worker and the inbound receiver do. */
+  returnPaths: ReturnPathSigner;
   /** Environment naming this app's store: give it to another app (or process) to share the store. */
   storeEnv: Record<string, string>;
   workspaceId: string;
@@ -58,6 +61,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     store,
     services,
     worker: runtime.worker,
+    returnPaths: runtime.returnPaths,
     storeEnv,
     workspaceId: first.workspace_id,
     apiKey: first.api_key,
