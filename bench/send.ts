@@ -8,22 +8,17 @@
  * competes for its event loop.
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import { createStore } from '../src/repositories/index.js';
 import { openMigratedDatabase } from '../src/server.js';
 import { createServices } from '../src/services/index.js';
 import { createBenchDatabase } from './bench-database.js';
+import { BenchError, children, freePort, runBench, HOST, positiveNumber, READY_TIMEOUT_MS, removeOnExit, startChild, stopChild, waitReady, type Child } from './bench-process.js';
 import { cpuSecondsOf, report, type Measurement, type Round } from './send-report.js';
 
-const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
-const HOST = '127.0.0.1';
 
 const DURATION_S = positiveNumber('BENCH_DURATION', 10);
 const WARMUP_S = positiveNumber('BENCH_WARMUP', 2, true);
@@ -32,8 +27,6 @@ const ROUNDS = Math.floor(positiveNumber('BENCH_ROUNDS', 3));
 /** When set, the Mailroom child writes a V8 CPU profile (.cpuprofile) into this directory on exit. */
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 
-const READY_TIMEOUT_MS = 30_000;
-const STOP_TIMEOUT_MS = 5_000;
 
 const SEND_BODY = JSON.stringify({
   to: ['user@example.com'],
@@ -41,98 +34,6 @@ const SEND_BODY = JSON.stringify({
   subject: 'Hello',
   text: 'Hi there',
 });
-
-/** A failure that makes the figures meaningless: reported, then exit 1. */
-class BenchError extends Error {}
-
-function positiveNumber(name: string, fallback: number, zeroOk = false): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroOk)) {
-    console.error(`bench: ${name} must be a ${zeroOk ? 'non-negative' : 'positive'} number (got ${JSON.stringify(raw)})`);
-    process.exit(1);
-  }
-  return value;
-}
-
-// ---------------------------------------------------------------- child processes
-
-interface Child {
-  name: string;
-  proc: ChildProcess;
-  exited: Promise<void>;
-  /** The last few KB of its stdout+stderr, to explain a failed start. */
-  output(): string;
-}
-
-const children = new Set<Child>();
-
-function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): Child {
-  const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let tail = '';
-  // Always drain the pipes: a child blocked on a full pipe would look like a slow server.
-  const keep = (chunk: Buffer) => {
-    tail = (tail + chunk.toString()).slice(-4000);
-  };
-  proc.stdout!.on('data', keep);
-  proc.stderr!.on('data', keep);
-  const exited = new Promise<void>((done) => proc.once('exit', () => done()));
-  const child: Child = { name, proc, exited, output: () => tail.trim() };
-  children.add(child);
-  return child;
-}
-
-function isRunning(proc: ChildProcess): boolean {
-  return proc.exitCode === null && proc.signalCode === null;
-}
-
-/** SIGTERM lets Mailroom close cleanly (and write a CPU profile); SIGKILL if it does not within the bound. */
-async function stopChild(child: Child): Promise<void> {
-  if (isRunning(child.proc)) {
-    child.proc.kill('SIGTERM');
-    const timer = setTimeout(() => child.proc.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    await child.exited;
-    clearTimeout(timer);
-  }
-  children.delete(child);
-}
-
-/** For exits that skip main's `finally` (watchdog, Ctrl-C): synchronous, so it runs before the process ends. */
-let dataDirToRemove: string | undefined;
-function cleanUpNow(): void {
-  for (const child of children) if (isRunning(child.proc)) child.proc.kill('SIGKILL');
-  if (dataDirToRemove) rmSync(dataDirToRemove, { recursive: true, force: true });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, HOST, () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? done(address.port) : fail(new Error('no port'))));
-    });
-  });
-}
-
-/** Polls the health check rather than sleeping: start-up time varies with the machine and tsx's cache. */
-async function waitReady(child: Child, base: string): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (!isRunning(child.proc)) {
-      throw new BenchError(`${child.name} exited during start-up:\n${child.output() || '(no output)'}`);
-    }
-    try {
-      const res = await fetch(`${base}/v1/health/check`, { signal: AbortSignal.timeout(1000) });
-      if (res.ok && ((await res.json()) as { status?: string }).status === 'ok') return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new BenchError(`${child.name} did not become ready within ${READY_TIMEOUT_MS / 1000} s:\n${child.output() || '(no output)'}`);
-}
 
 // ---------------------------------------------------------------- measurement
 
@@ -179,7 +80,7 @@ async function measure(child: Child, base: string, headers: Record<string, strin
 
 async function main(): Promise<number> {
   const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-bench-'));
-  dataDirToRemove = dataDir;
+  removeOnExit(dataDir);
   const postgres = process.env.DATABASE_URL ? await createBenchDatabase(process.env.DATABASE_URL) : undefined;
   try {
     const env = {
@@ -241,28 +142,9 @@ async function main(): Promise<number> {
     await postgres?.drop();
     for (const child of [...children]) await stopChild(child);
     await rm(dataDir, { recursive: true, force: true });
-    dataDirToRemove = undefined;
+    removeOnExit(undefined);
   }
 }
 
 // Bounded no matter what hangs: start-up, a stuck connection, a child ignoring SIGTERM.
-const budgetMs = 2 * (WARMUP_S + ROUNDS * DURATION_S) * 1000 + 2 * READY_TIMEOUT_MS + 30_000;
-setTimeout(() => {
-  console.error(`bench: gave up after ${Math.round(budgetMs / 1000)} s`);
-  cleanUpNow();
-  process.exit(1);
-}, budgetMs).unref();
-process.once('SIGINT', () => {
-  cleanUpNow();
-  process.exit(130);
-});
-process.once('exit', cleanUpNow);
-
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(`bench: ${error instanceof BenchError ? error.message : ((error as Error)?.stack ?? String(error))}`);
-    cleanUpNow();
-    process.exit(1);
-  },
-);
+runBench(main, 2 * (WARMUP_S + ROUNDS * DURATION_S) * 1000 + 2 * READY_TIMEOUT_MS + 30_000);

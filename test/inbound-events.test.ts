@@ -93,6 +93,25 @@ describe('inbound reports move statuses, keep the suppression list and emit even
     assert.equal((await stats()).complained, before.complained + 1);
   });
 
+  it('bounces a recipient whose server refused the message for good (spam, 5.7.1) without suppressing the address', async () => {
+    const id = await send(['mary@example.net']);
+    const refused = Buffer.from(
+      reportAbout('postfix-bounce-verp.eml', 'msg_01abc', id, { 'grace@example.net': 'mary@example.net' })
+        .toString('utf8')
+        .replace(/said: 550 5\.1\.1[\s\S]*?\(in reply/, 'said: 554 5.7.1 <mary@example.net>: Message rejected as spam by content filter (in reply')
+        .replace(/Status: 5\.1\.1/, 'Status: 5.7.1')
+        .replace(/Diagnostic-Code: smtp; 550 5\.1\.1[\s\S]*?mailbox table/, 'Diagnostic-Code: smtp; 554 5.7.1 <mary@example.net>: Message rejected as spam by content filter'),
+    );
+    const verdict = await inbound.record(refused, [returnPath(id)]);
+    assert.deepEqual(verdict.results.map((r) => [r.kind, r.effect]), [['soft_bounce', 'move']]);
+    const entry = await t.store.logs.findSendEntry(id, 'mary@example.net');
+    assert.deepEqual([entry?.status, entry?.error], ['bounced', '554 5.7.1 <mary@example.net>: Message rejected as spam by content filter']);
+    const [event] = await t.store.messageEvents.listForMessage(id);
+    assert.deepEqual([event?.type, JSON.parse(event!.payload).bounce_subtype], ['bounced', 'ContentRejected']);
+    assert.equal((await t.store.logs.findSendEntry(id, 'mary@example.net', 'bounce'))?.status, 'bounced', 'a bounce entry records it');
+    assert.equal((await t.store.suppressions.findSuppressed(t.workspaceId, ['mary@example.net'])).size, 0, 'the address is not suppressed');
+  });
+
   it('keeps a soft bounce as attempt history without moving the status, and ignores an auto-reply', async () => {
     const id = await send(['joan@example.net']);
     // The Postfix bounce turned into a mailbox-full one: a temporary status and its diagnostic.

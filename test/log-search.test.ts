@@ -12,6 +12,7 @@ import type { LogStatus, LogType } from '../src/db/schema.js';
 import { newId } from '../src/ids.js';
 import type { LogEntryRow } from '../src/repositories/logs-repository.js';
 import { moveSendEntry } from '../src/services/send-status-service.js';
+import { bucketStarts } from '../src/stats/stats-service.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 const HOUR = 3_600_000;
@@ -243,6 +244,34 @@ describe('log search, stats over a range and the time series', () => {
     assert.equal(byDefault.length, 30);
     const tomorrow = new Date(Math.ceil(Date.now() / (24 * HOUR)) * 24 * HOUR).toISOString();
     assert.equal(Date.parse(byDefault.at(-1)!.bucket_start) + 24 * HOUR, Date.parse(tomorrow));
+  });
+
+  it('counts a sender, recipient or message filter exactly up to 10,000 matches, and says "at least 10,000" beyond', async () => {
+    const ws = await t.newWorkspace();
+    const rows: LogEntryRow[] = Array.from({ length: 10_001 }, (_, i) => {
+      const created = new Date(START + i * 1000).toISOString();
+      return {
+        id: newId('log'), workspace_id: ws.workspaceId, message_id: newId('msg'), type: 'send', status: 'sent', recipient: `r${i % 3}@example.com`,
+        from_email: 'bulk@acme.example', subject: 's', error: null, created_at: created, updated_at: created,
+      };
+    });
+    await t.store.transaction((repos) => repos.logs.insertMany(rows));
+    const headersOf = async (query: string) => {
+      const res = await t.call('GET', `/v1/send/logs?${query}`, { key: ws.apiKey });
+      assert.equal(res.statusCode, 200);
+      return [res.headers['x-total-count'], res.headers['x-total-count-relation']];
+    };
+    assert.deepEqual(await headersOf('from_email=bulk@acme.example'), ['10000', 'gte']);
+    assert.deepEqual(await headersOf(`from_email=bulk@acme.example&until=${new Date(START + 10_000_000).toISOString()}`), ['10000', 'eq'], 'exactly 10,000 is exact');
+    assert.deepEqual(await headersOf('to=r1@example.com'), ['3334', 'eq']);
+    assert.deepEqual(await headersOf('type=send'), ['10001', 'eq'], 'counters are exact at any size');
+  });
+
+  it('names every bucket as toISOString would, across days, months and years', () => {
+    for (const [since, count, interval, ms] of [['2026-12-30T13:00:00.000Z', 744, 'hour', HOUR], ['2024-02-20T00:00:00.000Z', 744, 'day', 24 * HOUR]] as const) {
+      const expected = Array.from({ length: count }, (_, i) => new Date(Date.parse(since) + i * ms).toISOString());
+      assert.deepEqual(bucketStarts(since, count, interval), expected);
+    }
   });
 
   it('reads ranges from the hourly counters, not by counting entries: whole hours stay counted when their entries are gone', async () => {

@@ -127,10 +127,10 @@ describe('SMTP provider', () => {
     try {
       const refused = await wrong.send(await message(['ada@example.com']));
       assert.equal(refused[0]!.kind, 'failed');
-      assert.match(refused[0]!.detail, /^The SMTP relay refused Mailroom's credentials \(check SMTP_URL\): 535 5\.7\.8 Authentication credentials invalid/);
+      assert.match(refused[0]!.detail, /^The SMTP relay 127\.0\.0\.1:\d+ refused Mailroom's credentials \(check SMTP_URL\): "535 5\.7\.8 Authentication credentials invalid"/);
       const sender = await right.send(await message(['ada@example.com']));
       assert.equal(sender[0]!.kind, 'failed');
-      assert.match(sender[0]!.detail, /^The SMTP relay refused the sender .*553 5\.7\.1 Sender address rejected/);
+      assert.match(sender[0]!.detail, /^The SMTP relay 127\.0\.0\.1:\d+ refused the sender .*553 5\.7\.1 Sender address rejected/);
     } finally {
       await wrong.close();
       await right.close();

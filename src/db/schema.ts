@@ -8,7 +8,7 @@ export interface Database {
   messages: MessagesTable;
   log_entries: LogEntriesTable;
   log_counters: LogCountersTable;
-  log_hourly_counters: LogHourlyCountersTable;
+  log_hourly_counts: LogHourlyCountsTable;
   suppressions: SuppressionsTable;
   delivery_jobs: DeliveryJobsTable;
   sandbox_messages: SandboxMessagesTable;
@@ -98,9 +98,20 @@ export interface LogCountersTable {
   count: number;
 }
 
-/** The same counts per hour of the entries' `created_at` (`2026-11-22T10:00:00.000Z`): counts over a time range without counting entries. */
-export interface LogHourlyCountersTable extends LogCountersTable {
+/**
+ * The same counts per hour of the entries' `created_at` (`2026-11-22T10:00:00.000Z`), a column per
+ * (type, status) pair (repositories/log-count-columns.ts): counts over a time range without counting entries.
+ */
+export interface LogHourlyCountsTable {
+  workspace_id: string;
   hour: string;
+  send_sent: number;
+  send_delivered: number;
+  send_bounced: number;
+  send_failed: number;
+  send_suppressed: number;
+  bounce_bounced: number;
+  complaint_complained: number;
 }
 
 export interface SuppressionsTable {

@@ -6,6 +6,7 @@ import { suppressedError } from '../services/suppressed-recipients.js';
 import type { JobContext } from './claim-context.js';
 import type { Envelope, SigningDomain } from './message-builder.js';
 import type { Provider, RecipientOutcome } from './provider.js';
+import type { ProviderTrouble } from './provider-trouble.js';
 import { BuilderUnavailableError, type MessageBuilder } from './threaded-message-builder.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';
 import type { Mailbox } from '../services/email-address.js';
@@ -21,6 +22,8 @@ export interface RecipientResult {
   complaint?: string;
   /** How long the hand-over to the provider took, when there was one. */
   durationMs?: number;
+  /** `permanent`: the bounce subtype the provider read in the refusal. */
+  bounceSubtype?: string;
 }
 
 /** One claimed job's attempt: what became of each recipient tried this time. */
@@ -41,6 +44,8 @@ export interface AttemptDependencies {
   sandboxDomain(): Promise<SigningDomain>;
   /** Hears of a provider that threw instead of answering (a bug): the attempt counts as a temporary failure. */
   onProviderError(error: unknown, job: DeliveryJob): void;
+  /** Hears of provider trouble that is not the recipient's fault (provider-trouble.ts). */
+  trouble: Pick<ProviderTrouble, 'report'>;
 }
 
 const failAll = (entries: LogEntryRow[], detail: string): RecipientResult[] => entries.map((entry) => ({ entry, outcome: 'failed', detail }));
@@ -95,12 +100,17 @@ export async function attemptDelivery(job: DeliveryJob, context: JobContext, dep
     outcomes = entries.map((e) => ({ recipient: e.recipient, kind: 'temporary', detail: 'The provider failed unexpectedly; will retry' }));
   }
   const durationMs = Math.round(performance.now() - handedOver);
+  for (const o of outcomes) if (o.problem) deps.trouble.report(deps.provider.name, o.problem, o.kind === 'failed');
   const byRecipient = new Map(outcomes.map((o) => [o.recipient, o]));
   for (const entry of entries) {
     const outcome = byRecipient.get(entry.recipient);
     results.push(
       outcome
-        ? { entry, outcome: outcome.kind, detail: outcome.detail, durationMs, ...(outcome.complaint ? { complaint: outcome.complaint } : {}) }
+        ? {
+            entry, outcome: outcome.kind, detail: outcome.detail, durationMs,
+            ...(outcome.complaint ? { complaint: outcome.complaint } : {}),
+            ...(outcome.bounceSubtype ? { bounceSubtype: outcome.bounceSubtype } : {}),
+          }
         : { entry, outcome: 'temporary', detail: `The provider gave no outcome for ${entry.recipient}; will retry`, durationMs },
     );
   }

@@ -8,6 +8,7 @@ import { loadClaimContext, type JobContext } from './claim-context.js';
 import { attemptDelivery } from './delivery-attempt.js';
 import { createOutcomeRecorder } from './outcome-recorder.js';
 import type { Provider } from './provider.js';
+import { createProviderTrouble, type TroubleCount } from './provider-trouble.js';
 import { sandboxSigningDomain } from './sandbox-provider.js';
 import { buildInThread, type MessageBuilder } from './threaded-message-builder.js';
 import { createWakeablePause } from '../wakeable-pause.js';
@@ -31,6 +32,8 @@ export interface DeliveryWorkerOptions {
 
 export interface DeliveryWorker {
   readonly owner: string;
+  /** Provider failures that were not the recipients' fault, counted per provider, host and kind (for metrics). */
+  troubleCounts(): TroubleCount[];
   start(): void;
   /** Looks for due work now rather than at the next poll (a send was just accepted in this process). */
   wake(): void;
@@ -50,8 +53,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const { concurrency, leaseMs, pollMs } = config.worker;
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const recorder = createOutcomeRecorder(store, { owner, providerName: provider.name, retry: config.retry });
+  const trouble = createProviderTrouble(logger);
   const deps = {
     provider,
+    trouble,
     returnPaths: options.returnPaths,
     build: options.build ?? buildInThread,
     sandboxDomain: sandboxSigningDomain,
@@ -153,6 +158,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   return {
     owner,
+    troubleCounts: () => trouble.counts(),
     start() {
       if (running) return;
       running = true;

@@ -1,7 +1,6 @@
 import { publishEvents } from '../events/event-path.js';
 import type { MessageEvent } from '../events/message-event.js';
 import { newId, nowIso } from '../ids.js';
-import { describeRefusal } from '../inbound/bounce-subtype.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import { moveSendEntry, recordComplaint, type StatusMove } from '../services/send-status-service.js';
@@ -29,8 +28,8 @@ function statusMoveFor(result: RecipientResult, attempt: number, givingUp: boole
     case 'accepted':
       return null; // handed to an upstream that reports the delivery later
     case 'permanent':
-      // A hard refusal (unknown user) suppresses the address; a policy one (spam, size) does not.
-      return { to: 'bounced', detail: result.detail, bounceSubtype: describeRefusal(result.detail).subtype };
+      // The refusal table's subtype: an address refusal (unknown user) suppresses, a refusal of the message (spam, size) does not.
+      return { to: 'bounced', detail: result.detail, bounceSubtype: result.bounceSubtype ?? 'Undetermined' };
     case 'failed':
       return { to: 'failed', detail: result.detail };
     case 'suppressed':

@@ -6,9 +6,10 @@ import type { BuiltMessage } from './message-builder.js';
  * - `accepted`: handed over to an upstream that reports delivery later (a
  *   relay's DSN, SES's notification), so the recipient stays `sent`;
  * - `temporary`: try again later (a 4xx, a timeout, a connection that failed);
- * - `permanent`: the recipient was refused for good (a 5xx to RCPT or DATA): a bounce;
- * - `failed`: the provider itself is misconfigured (credentials refused, the
- *   sender refused): nothing to do with the recipient, and no retry helps.
+ * - `permanent`: refused for good: the address (`bounceSubtype` NoEmail or
+ *   General: suppressed) or this message (content, policy, size: not);
+ * - `failed`: the provider refused Mailroom itself (credentials, the sender,
+ *   relaying): nothing to do with the recipient, and no retry helps.
  * `detail` is the provider's own words, kept as the attempt's record and the
  * log entry's error. `complaint` is the sandbox simulator's: the recipient
  * will complain about the message (with this feedback type).
@@ -18,6 +19,19 @@ export interface RecipientOutcome {
   kind: 'delivered' | 'accepted' | 'temporary' | 'permanent' | 'failed';
   detail: string;
   complaint?: string;
+  /** `permanent`: the SES-style subtype (delivery/refusal-table.ts); only NoEmail and General suppress. */
+  bounceSubtype?: string;
+  /** A problem with the provider itself, not the recipient: the operator hears of it (provider-trouble.ts). */
+  problem?: ProviderProblem;
+}
+
+/** Provider trouble that is not the recipient's fault. */
+export interface ProviderProblem {
+  kind: 'connection' | 'timeout' | 'tls' | 'auth' | 'sender' | 'relay-policy' | 'session';
+  /** Where the provider is (host:port), never with credentials. */
+  host: string;
+  /** What it answered, or the error that stood in for an answer. */
+  reply: string;
 }
 
 /** An upstream that takes built messages: one file per kind (sandbox, smtp, …), one interface. */

@@ -5,6 +5,7 @@ import { generateDkimKeyPair, type DkimKeyPair } from '../services/dkim-keys.js'
 import { SANDBOX_SENDER_DOMAIN } from '../services/sender-domain.js';
 import type { BuiltMessage, SigningDomain } from './message-builder.js';
 import type { Provider, RecipientOutcome } from './provider.js';
+import { classifyRefusal } from './refusal-table.js';
 
 /** Addresses at this domain produce an outcome on purpose, in the spirit of the SES mailbox simulator. */
 export const SIMULATOR_DOMAIN = 'simulator.mailroom.test';
@@ -14,9 +15,12 @@ export const SIMULATOR_DOMAIN = 'simulator.mailroom.test';
  * other address is delivered into the sandbox. `tempfail` fails every
  * attempt, so it shows the retries and, once they run out, `failed`.
  */
+const BOUNCE_REPLY = '550 5.1.1 Mailbox does not exist (sandbox simulator: hard bounce)';
+
 export const SIMULATOR_MAILBOXES: Readonly<Record<string, Omit<RecipientOutcome, 'recipient'>>> = {
   delivered: { kind: 'delivered', detail: '250 2.0.0 Delivered (sandbox simulator)' },
-  bounce: { kind: 'permanent', detail: '550 5.1.1 Mailbox does not exist (sandbox simulator: hard bounce)' },
+  // Read with the same refusal table as a relay's answer to RCPT: an address refusal (NoEmail).
+  bounce: { kind: 'permanent', detail: BOUNCE_REPLY, bounceSubtype: classifyRefusal({ stage: 'RCPT', code: 550, text: BOUNCE_REPLY }).subtype! },
   tempfail: { kind: 'temporary', detail: '451 4.3.0 Try again later (sandbox simulator: temporary failure)' },
   complaint: { kind: 'delivered', detail: '250 2.0.0 Delivered; the recipient will complain (sandbox simulator)', complaint: 'abuse' },
 };

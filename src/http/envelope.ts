@@ -6,3 +6,8 @@ export function ok<T>(data: T): { success: true; data: T } {
 export function fail(error: string): { success: false; error: string } {
   return { success: false, error };
 }
+
+/** The success envelope around data that is JSON text already (written by the store): sent as it is, not parsed and serialised again. */
+export function okJson(json: string): string {
+  return `{"success":true,"data":${json}}`;
+}

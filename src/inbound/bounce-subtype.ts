@@ -1,49 +1,30 @@
 import { classifyFinding } from './bounce-classifier.js';
-import { findStatusCode } from './smtp-text.js';
 import { emptyFinding, type BounceReason } from './types.js';
-
-/** A bounce's SES-style subtype (SPEC.md §6.2's `bounce_subtype`), and whether it puts the address on the suppression list. */
-export interface BounceDescription {
-  subtype: string;
-  /** A hard bounce (unknown user or domain, mailbox moved): the address is suppressed. */
-  hard: boolean;
-}
 
 /** Subtypes of hard bounces: the suppression list takes the address for these and no others. */
 export const HARD_BOUNCE_SUBTYPES: ReadonlySet<string> = new Set(['NoEmail', 'General']);
 
-function subtypeOf(reason: BounceReason | 'delivered', hard: boolean): string {
-  if (hard) return reason === 'userunknown' ? 'NoEmail' : 'General';
-  switch (reason) {
-    case 'mailboxfull':
-      return 'MailboxFull';
-    case 'mesgtoobig':
-      return 'MessageTooLarge';
-    case 'filtered':
-    case 'spamdetected':
-    case 'virusdetected':
-    case 'contenterror':
-    case 'policyviolation':
-      return 'ContentRejected';
-    default:
-      return 'Undetermined';
-  }
-}
+/** Reasons that refuse a message for what it is or where it comes from, not for its size or the mailbox. */
+const CONTENT_OR_POLICY: ReadonlySet<BounceReason> = new Set([
+  'filtered', 'spamdetected', 'virusdetected', 'contenterror', 'policyviolation', 'authfailure', 'blocked', 'badreputation', 'requireptr', 'securityerror',
+]);
 
 /**
- * What a permanent refusal a relay gave at once (a 5xx reply, `detail` being
- * its words) amounts to, read with the same classifier as returned bounces:
- * `550 5.1.1 User unknown` is hard, `554 5.7.1 rejected as spam` is not, so
- * only the former suppresses the address.
+ * A bounce's SES-style subtype (SPEC.md §6.2's `bounce_subtype`): `NoEmail`
+ * (no such mailbox) or `General` for a hard bounce, the only two that put the
+ * address on the suppression list; for a refusal of the message, not the
+ * address, `MailboxFull`, `MessageTooLarge`, `ContentRejected` (content or
+ * policy) or `Undetermined`.
  */
-export function describeRefusal(detail: string): BounceDescription {
-  const { kind, reason } = classifyFinding({ ...emptyFinding(null), action: 'failed', status: findStatusCode(detail), diagnostic: detail });
-  const hard = kind === 'hard_bounce';
-  return { subtype: subtypeOf(reason, hard), hard };
+export function bounceSubtypeOf(reason: BounceReason | 'delivered', hard: boolean): string {
+  if (hard) return reason === 'userunknown' ? 'NoEmail' : 'General';
+  if (reason === 'mailboxfull') return 'MailboxFull';
+  if (reason === 'mesgtoobig' || reason === 'exceedlimit') return 'MessageTooLarge';
+  return reason !== 'delivered' && CONTENT_OR_POLICY.has(reason) ? 'ContentRejected' : 'Undetermined';
 }
 
-/** The subtype of a bounce the parser already judged hard (a returned DSN), from its status and diagnostic. */
-export function hardBounceSubtype(status: string | null, diagnostic: string | null): string {
+/** The subtype of a bounce the parser already judged (a returned DSN), from its status and diagnostic. */
+export function reportedBounceSubtype(status: string | null, diagnostic: string | null, hard: boolean): string {
   const { reason } = classifyFinding({ ...emptyFinding(null), action: 'failed', status, diagnostic });
-  return subtypeOf(reason, true);
+  return bounceSubtypeOf(reason, hard);
 }

@@ -23,7 +23,8 @@ const LogsQuery = Type.Object(
 const logRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/send/logs', { schema: { querystring: LogsQuery } }, async (request, reply) => {
     const { entries, total } = await app.services.logs.list(workspaceOf(request), request.query);
-    reply.header('X-Total-Count', total);
+    reply.header('X-Total-Count', total.count);
+    reply.header('X-Total-Count-Relation', total.relation);
     return ok(entries);
   });
 };

@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
-import type { LogCountersTable, LogEntriesTable, LogHourlyCountersTable, LogStatus, LogType } from '../db/schema.js';
+import type { LogCountersTable, LogEntriesTable, LogHourlyCountsTable, LogStatus, LogType } from '../db/schema.js';
+import { countColumnOf, LOG_COUNT_COLUMNS, type LogCountColumn } from './log-count-columns.js';
 import { compileOnce } from '../db/compiled-query.js';
 import { bulkInsert } from './bulk-insert.js';
 
@@ -21,17 +22,19 @@ const bumpCounter = compileOnce(
       ),
   (row) => [row.workspace_id, row.type, row.status, row.count],
 );
-const bumpHourlyCounter = compileOnce(
-  (db: Db, row: LogHourlyCountersTable) =>
+type HourlyDelta = Pick<LogHourlyCountsTable, 'workspace_id' | 'hour'> & Record<LogCountColumn, number>;
+const COUNT_COLUMNS = LOG_COUNT_COLUMNS.map((c) => c.column);
+const bumpHourlyCounts = compileOnce(
+  (db: Db, row: HourlyDelta) =>
     db
-      .insertInto('log_hourly_counters')
-      .values({ workspace_id: row.workspace_id, hour: row.hour, type: row.type, status: row.status, count: row.count })
+      .insertInto('log_hourly_counts')
+      .values({ workspace_id: row.workspace_id, hour: row.hour, ...Object.fromEntries(COUNT_COLUMNS.map((c) => [c, row[c]])) } as LogHourlyCountsTable)
       .onConflict((oc) =>
-        oc.columns(['workspace_id', 'hour', 'type', 'status']).doUpdateSet((eb) => ({
-          count: eb('log_hourly_counters.count', '+', eb.ref('excluded.count')),
-        })),
+        oc.columns(['workspace_id', 'hour']).doUpdateSet((eb) =>
+          Object.fromEntries(COUNT_COLUMNS.map((c) => [c, eb(`log_hourly_counts.${c}`, '+', eb.ref(`excluded.${c}`))])) as never,
+        ),
       ),
-  (row) => [row.workspace_id, row.hour, row.type, row.status, row.count],
+  (row) => [row.workspace_id, row.hour, ...COUNT_COLUMNS.map((c) => row[c])],
 );
 
 /** The hour an entry is counted in: its `created_at` (ISO 8601 UTC text) cut to the hour. */
@@ -42,14 +45,14 @@ export function hourOf(createdAt: string): string {
 /**
  * Counter changes gathered over one transaction and applied at its end, added
  * up and in one order (all-time counters by workspace, type, status; then the
- * hourly ones by workspace, hour, type, status). Applied as they came, two
+ * hourly rows by workspace and hour). Applied as they came, two
  * transactions moving entries of two workspaces, or from different statuses,
  * took the same counter rows' locks in opposite orders and deadlocked on
  * PostgreSQL; in one order they queue instead.
  */
 export function createCounterDeltas() {
   const totals = new Map<string, LogCountersTable>();
-  const hourly = new Map<string, LogHourlyCountersTable>();
+  const hourly = new Map<string, HourlyDelta>();
   return {
     /** `count` entries of (type, status) more (or fewer, when negative), created at `createdAt`. */
     add(workspace_id: string, type: LogType, status: LogStatus, count: number, createdAt: string): void {
@@ -58,10 +61,13 @@ export function createCounterDeltas() {
       total.count += count;
       totals.set(key, total);
       const hour = hourOf(createdAt);
-      const hourKey = `${workspace_id}\0${hour}\0${type}\0${status}`;
-      const inHour = hourly.get(hourKey) ?? { workspace_id, hour, type, status, count: 0 };
-      inHour.count += count;
-      hourly.set(hourKey, inHour);
+      const hourKey = `${workspace_id}\0${hour}`;
+      let inHour = hourly.get(hourKey);
+      if (!inHour) {
+        inHour = { workspace_id, hour, ...(Object.fromEntries(COUNT_COLUMNS.map((c) => [c, 0])) as Record<LogCountColumn, number>) };
+        hourly.set(hourKey, inHour);
+      }
+      inHour[countColumnOf(type, status)] += count;
     },
     async apply(db: Db): Promise<void> {
       for (const key of [...totals.keys()].sort()) {
@@ -70,7 +76,7 @@ export function createCounterDeltas() {
       }
       for (const key of [...hourly.keys()].sort()) {
         const delta = hourly.get(key)!;
-        if (delta.count !== 0) await bumpHourlyCounter(db, delta);
+        if (COUNT_COLUMNS.some((c) => delta[c] !== 0)) await bumpHourlyCounts(db, delta);
       }
       totals.clear();
       hourly.clear();

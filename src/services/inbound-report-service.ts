@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { newId, nowIso } from '../ids.js';
-import { hardBounceSubtype } from '../inbound/bounce-subtype.js';
+import { reportedBounceSubtype } from '../inbound/bounce-subtype.js';
+import { findReplyCode } from '../inbound/smtp-text.js';
 import { parseInboundMessage, type InboundResult, type ParsedReport } from '../inbound/parse-report.js';
 import { reportTarget, type ReportTarget } from '../inbound/report-target.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';
@@ -35,20 +36,36 @@ function bounceDetail(result: InboundResult): string {
   return status && !diagnostic.includes(status) ? `${status} ${diagnostic}` : diagnostic;
 }
 
+/**
+ * A refusal the report says is final (a 5.x.x status, or a 5xx reply where it
+ * gives none): the reporting MTA has given up. A soft one (content, policy,
+ * size, a full mailbox) is a refusal of this message, not of the address.
+ */
+function isFinal(result: InboundResult): boolean {
+  return result.status ? result.status.startsWith('5') : (findReplyCode(result.diagnostic) ?? '').startsWith('5');
+}
+
+/** The entry bounced (with its `bounce` entry, once), and the subtype of the refusal table's vocabulary. */
+async function bounce(repos: Repositories, entry: LogEntryRow, result: InboundResult, hard: boolean, now: string): Promise<StatusChange> {
+  const detail = bounceDetail(result);
+  const bounceSubtype = reportedBounceSubtype(result.status, result.diagnostic, hard);
+  const change = await moveSendEntry(repos, entry, { to: 'bounced', detail, bounceSubtype }, now);
+  if (change === 'move') {
+    await repos.logs.insertMany([{ ...entry, id: newId('log'), type: 'bounce', status: 'bounced', error: detail, created_at: now, updated_at: now }]);
+  }
+  return change;
+}
+
 async function apply(repos: Repositories, entry: LogEntryRow, result: InboundResult, now: string): Promise<AppliedResult['effect']> {
   switch (result.kind) {
     case 'delivered':
       return moveSendEntry(repos, entry, { to: 'delivered', detail: null }, now);
-    case 'hard_bounce': {
-      const detail = bounceDetail(result);
-      const change = await moveSendEntry(repos, entry, { to: 'bounced', detail, bounceSubtype: hardBounceSubtype(result.status, result.diagnostic) }, now);
-      if (change === 'move') {
-        await repos.logs.insertMany([{ ...entry, id: newId('log'), type: 'bounce', status: 'bounced', error: detail, created_at: now, updated_at: now }]);
-      }
-      return change;
-    }
+    case 'hard_bounce':
+      return bounce(repos, entry, result, true, now);
     case 'soft_bounce': {
-      // Attempt history only: a soft bounce may pass next time, the status stays.
+      // Refused for good, but not the address: bounced, not suppressed (its subtype is not a hard one).
+      if (isFinal(result)) return bounce(repos, entry, result, false, now);
+      // Attempt history only: a delay, or a temporary refusal, may pass next time; the status stays.
       const job = await repos.messages.findJobByMessage(entry.message_id);
       await repos.deliveryAttempts.insertMany([
         {

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { LogStatus, LogType } from '../db/schema.js';
+import { LOG_COUNT_COLUMNS } from '../repositories/log-count-columns.js';
+import { seriesJsonQuery, type Interval } from './series-json.js';
 
 /** How many log entries of one (type, status) there are in some span. */
 export interface CounterRow {
@@ -9,60 +11,72 @@ export interface CounterRow {
   count: number;
 }
 
-export interface HourlyCounterRow extends CounterRow {
-  hour: string;
-}
+const TYPES = [...new Set(LOG_COUNT_COLUMNS.map((c) => c.type))];
+const STATUSES = [...new Set(LOG_COUNT_COLUMNS.map((c) => c.status))];
 
 const counted = (rows: { type: LogType; status: LogStatus; count: unknown }[]): CounterRow[] =>
   // PostgreSQL answers bigint sums as text, to stay exact.
   rows.map((r) => ({ type: r.type, status: r.status, count: Number(r.count) }));
 
+/** One hourly row (or a sum of them) as counts per (type, status); PostgreSQL's bigints arrive as text. */
+function countsOf(row: Partial<Record<string, unknown>> | undefined): CounterRow[] {
+  return LOG_COUNT_COLUMNS.map((c) => ({ type: c.type, status: c.status, count: Number(row?.[c.column] ?? 0) })).filter((c) => c.count !== 0);
+}
+
 /**
- * Reads of the counters the logs repository keeps (log_counters, and
- * log_hourly_counters per hour of the entries' creation), and the one count of
+ * Reads of the counts the logs repository keeps (log_counters, and
+ * log_hourly_counts per hour of the entries' creation), and the one count of
  * entries themselves that ranges need: the part hours at a range's ends.
  */
 export function createCountersRepository(db: Db) {
+  const hourlyTotalsQuery = (workspaceId: string, fromHour: string | undefined, toHour: string | undefined) => {
+    let query = db
+      .selectFrom('log_hourly_counts')
+      .select(LOG_COUNT_COLUMNS.map((c) => sql<string>`sum(${sql.ref(c.column)})`.as(c.column)))
+      .where('workspace_id', '=', workspaceId);
+    if (fromHour !== undefined) query = query.where('hour', '>=', fromHour);
+    if (toHour !== undefined) query = query.where('hour', '<', toHour);
+    return query;
+  };
+  const entriesBetweenQuery = (workspaceId: string, since: string, until: string) =>
+    db
+      .selectFrom('log_entries')
+      .select(['type', 'status', (eb) => eb.fn.countAll().as('count')])
+      .where('workspace_id', '=', workspaceId)
+      .where('type', 'in', TYPES)
+      .where('status', 'in', STATUSES)
+      .where('created_at', '>=', since)
+      .where('created_at', '<', until)
+      .groupBy(['type', 'status']);
+
   return {
     /** At most one row per (type, status): a read whose cost does not grow with the log. */
     async totals(workspaceId: string): Promise<CounterRow[]> {
       return counted(await db.selectFrom('log_counters').select(['type', 'status', 'count']).where('workspace_id', '=', workspaceId).execute());
     },
 
-    /** The hourly counters of the hours in [fromHour, toHour) (either end open when undefined), added up per (type, status). */
+    /** The hours in [fromHour, toHour) (either end open when undefined), added up: one row per hour read. */
     async hourlyTotals(workspaceId: string, fromHour: string | undefined, toHour: string | undefined): Promise<CounterRow[]> {
-      let query = db
-        .selectFrom('log_hourly_counters')
-        .select(['type', 'status', sql<string>`sum(count)`.as('count')])
-        .where('workspace_id', '=', workspaceId);
-      if (fromHour !== undefined) query = query.where('hour', '>=', fromHour);
-      if (toHour !== undefined) query = query.where('hour', '<', toHour);
-      return counted(await query.groupBy(['type', 'status']).execute());
+      return countsOf(await hourlyTotalsQuery(workspaceId, fromHour, toHour).executeTakeFirst());
     },
 
-    /** The hourly counters of the hours in [fromHour, toHour), one row per hour and (type, status) that has any. */
-    async hourly(workspaceId: string, fromHour: string, toHour: string): Promise<HourlyCounterRow[]> {
-      const rows = await db
-        .selectFrom('log_hourly_counters')
-        .select(['hour', 'type', 'status', 'count'])
-        .where('workspace_id', '=', workspaceId)
-        .where('hour', '>=', fromHour)
-        .where('hour', '<', toHour)
-        .execute();
-      return rows.map((r) => ({ hour: r.hour, type: r.type, status: r.status, count: Number(r.count) }));
+    /** The time series of the buckets starting at `starts` (consecutive, one interval apart), as the JSON text of its buckets (series-json.ts). */
+    async seriesJson(workspaceId: string, starts: string[], interval: Interval): Promise<string> {
+      const { rows } = await seriesJsonQuery(db, workspaceId, starts, interval).execute(db);
+      return rows[0]?.series ?? '[]';
     },
 
-    /** Entries created in [since, until), counted per (type, status): for spans shorter than an hour only. */
+    /**
+     * Entries created in [since, until), counted per (type, status): for spans
+     * shorter than an hour only. The pairs are named (a short IN list each), so
+     * the count runs over the (type, status, created_at) index alone.
+     */
     async entriesBetween(workspaceId: string, since: string, until: string): Promise<CounterRow[]> {
-      const rows = await db
-        .selectFrom('log_entries')
-        .select(['type', 'status', (eb) => eb.fn.countAll().as('count')])
-        .where('workspace_id', '=', workspaceId)
-        .where('created_at', '>=', since)
-        .where('created_at', '<', until)
-        .groupBy(['type', 'status'])
-        .execute();
-      return counted(rows);
+      return counted(await entriesBetweenQuery(workspaceId, since, until).execute());
     },
+
+    /** The queries behind hourlyTotals and entriesBetween, for their plans (test/log-search-plans.test.ts). */
+    hourlyTotalsQuery,
+    entriesBetweenQuery,
   };
 }

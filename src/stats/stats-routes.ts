@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspaceOf } from '../http/api-guard.js';
-import { ok } from '../http/envelope.js';
+import { ok, okJson } from '../http/envelope.js';
 
 // Instants are checked by the service (parseRange), which can say what form it takes.
 const Instant = Type.String({ maxLength: 64 });
@@ -16,8 +16,8 @@ const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/v1/send/stats', { schema: { querystring: StatsQuery } }, async (request) => ok(await stats.stats(workspaceOf(request), request.query)));
 
-  app.get('/v1/send/stats/timeseries', { schema: { querystring: SeriesQuery } }, async (request) =>
-    ok(await stats.timeseries(workspaceOf(request), request.query)),
+  app.get('/v1/send/stats/timeseries', { schema: { querystring: SeriesQuery } }, async (request, reply) =>
+    reply.type('application/json').send(okJson(await stats.timeseries(workspaceOf(request), request.query))),
   );
 };
 

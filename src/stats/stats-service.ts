@@ -2,25 +2,46 @@ import { ValidationError } from '../errors.js';
 import type { Store } from '../repositories/index.js';
 import { addMs, ceilTo, DAY_MS, floorTo, HOUR_MS, parseRange } from '../time-range.js';
 import { countsInRange } from './range-counts.js';
+import type { Interval } from './series-json.js';
 import { statsOf, type Stats } from './stats.js';
-import type { HourlyCounterRow } from './counters-repository.js';
 
 /** Buckets one time series may have: 31 days of hours. */
 export const MAX_BUCKETS = 744;
 
-export type Interval = 'hour' | 'day';
 const INTERVAL_MS: Record<Interval, number> = { hour: HOUR_MS, day: DAY_MS };
 /** The span a series covers when `since` is not given: a day of hours, or 30 days. */
 const DEFAULT_SPAN_MS: Record<Interval, number> = { hour: DAY_MS, day: 30 * DAY_MS };
 
+/** One bucket of a time series. */
 export interface StatsBucket extends Stats {
   bucket_start: string;
 }
+
+/** A time series as JSON text: an array of StatsBucket, written by the store (series-json.ts). */
+export type StatsSeriesJson = string;
 
 export interface SeriesQuery {
   interval?: Interval | undefined;
   since?: string | undefined;
   until?: string | undefined;
+}
+
+/**
+ * The ISO 8601 start of each bucket. A month of hours is 720 of them: written
+ * a day at a time (`toISOString` once a day, the hours by hand), as 720 calls
+ * of `toISOString` took a sixth of the request.
+ */
+export function bucketStarts(since: string, count: number, interval: Interval): string[] {
+  const starts: string[] = [];
+  const sinceMs = Date.parse(since);
+  let day = '';
+  for (let i = 0; i < count; i++) {
+    const ms = sinceMs + i * INTERVAL_MS[interval];
+    const hour = Math.floor(ms / HOUR_MS) % 24;
+    if (interval === 'day' || hour === 0 || day === '') day = new Date(ms).toISOString().slice(0, 10);
+    starts.push(`${day}T${hour < 10 ? '0' : ''}${hour}:00:00.000Z`);
+  }
+  return starts;
 }
 
 export function createStatsService(store: Store, now: () => Date = () => new Date()) {
@@ -37,7 +58,7 @@ export function createStatsService(store: Store, now: () => Date = () => new Dat
      * zero-filled. The ends are widened to whole buckets: `since` down to the
      * start of its bucket, `until` up to the end of its own.
      */
-    async timeseries(workspaceId: string, query: SeriesQuery): Promise<StatsBucket[]> {
+    async timeseries(workspaceId: string, query: SeriesQuery): Promise<StatsSeriesJson> {
       const interval = query.interval ?? 'day';
       const step = INTERVAL_MS[interval];
       const range = parseRange(query);
@@ -48,18 +69,7 @@ export function createStatsService(store: Store, now: () => Date = () => new Dat
       if (buckets > MAX_BUCKETS) {
         throw new ValidationError(`The range holds ${buckets} ${interval === 'hour' ? 'hours' : 'days'}; a time series has at most ${MAX_BUCKETS} buckets`);
       }
-      const rows = await store.counters.hourly(workspaceId, since, until);
-      const byBucket = new Map<string, HourlyCounterRow[]>();
-      for (const row of rows) {
-        const start = floorTo(row.hour, step);
-        const bucket = byBucket.get(start);
-        if (bucket) bucket.push(row);
-        else byBucket.set(start, [row]);
-      }
-      return Array.from({ length: buckets }, (_, i) => {
-        const start = addMs(since, i * step);
-        return { bucket_start: start, ...statsOf(byBucket.get(start) ?? []) };
-      });
+      return store.counters.seriesJson(workspaceId, bucketStarts(since, buckets, interval), interval);
     },
   };
 }

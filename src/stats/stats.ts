@@ -1,4 +1,5 @@
 import type { LogStatus, LogType } from '../db/schema.js';
+import { LOG_COUNT_COLUMNS, type LogCountColumn } from '../repositories/log-count-columns.js';
 import type { CounterRow } from './counters-repository.js';
 
 /** SPEC.md §2.4, derived from the log as the README's "Statistics" section states. */
@@ -18,14 +19,27 @@ export function sumMatching(rows: CounterRow[], filter: { type?: LogType | undef
     .reduce((total, c) => total + c.count, 0);
 }
 
-/** The six statistics of a set of counts; each equals the total of a log filter (README, "Statistics"). */
+type LogFilterOf = { type?: LogType; status?: LogStatus };
+
+/** Each statistic is the total of one log filter (README, "Statistics"): the one place that says which. */
+export const STAT_FILTERS: Readonly<Record<keyof Stats, LogFilterOf>> = {
+  total_sent: { type: 'send' },
+  delivered: { type: 'send', status: 'delivered' },
+  bounced: { type: 'send', status: 'bounced' },
+  complained: { type: 'complaint' },
+  suppressed: { type: 'send', status: 'suppressed' },
+  failed: { type: 'send', status: 'failed' },
+};
+
+export const STAT_NAMES = Object.keys(STAT_FILTERS) as (keyof Stats)[];
+
+/** The six statistics of a set of counts. */
 export function statsOf(rows: CounterRow[]): Stats {
-  return {
-    total_sent: sumMatching(rows, { type: 'send' }),
-    delivered: sumMatching(rows, { type: 'send', status: 'delivered' }),
-    bounced: sumMatching(rows, { type: 'send', status: 'bounced' }),
-    complained: sumMatching(rows, { type: 'complaint' }),
-    suppressed: sumMatching(rows, { type: 'send', status: 'suppressed' }),
-    failed: sumMatching(rows, { type: 'send', status: 'failed' }),
-  };
+  return Object.fromEntries(STAT_NAMES.map((name) => [name, sumMatching(rows, STAT_FILTERS[name])])) as unknown as Stats;
+}
+
+/** The columns of log_hourly_counts a statistic adds up. */
+export function statColumns(name: keyof Stats): LogCountColumn[] {
+  const { type, status } = STAT_FILTERS[name];
+  return LOG_COUNT_COLUMNS.filter((c) => (!type || c.type === type) && (!status || c.status === status)).map((c) => c.column);
 }

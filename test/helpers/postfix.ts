@@ -51,6 +51,11 @@ export interface PostfixOptions {
    * table), so Postfix's own DSNs/bounces addressed to that domain go to a loopback receiver instead of the relayhost.
    */
   transports?: Record<string, string>;
+  /**
+   * Clients Postfix relays for (`mynetworks`; default 127.0.0.0/8). A network without loopback makes
+   * `smtpd_relay_restrictions = permit_mynetworks, reject` refuse Mailroom: "554 5.7.1 …: Relay access denied".
+   */
+  mynetworks?: string;
 }
 
 export interface PostfixInstance {
@@ -123,7 +128,7 @@ export async function startPostfix(options: PostfixOptions): Promise<PostfixInst
   const maillog = () => readLog() || '(no maillog yet)';
   await mkdir(etc);
   await mkdir(join(dir, 'queue')); // root-owned; postfix start creates its subdirectories (and data/)
-  await writeConfig(join(etc, 'main.cf'), mainCf(dir, options.relayPort, transports.length > 0));
+  await writeConfig(join(etc, 'main.cf'), mainCf(dir, options.relayPort, transports.length > 0, options.mynetworks ?? '127.0.0.0/8'));
   if (transports.length > 0) await writeConfig(join(etc, 'transport'), transports.map(([domain, nexthop]) => `${domain} ${nexthop}\n`).join(''));
 
   let port = 0;
@@ -175,7 +180,7 @@ async function writeConfig(path: string, text: string): Promise<void> {
   await utimes(path, past, past);
 }
 
-function mainCf(dir: string, relayPort: number, withTransports: boolean): string {
+function mainCf(dir: string, relayPort: number, withTransports: boolean, mynetworks: string): string {
   const lines = [
     '# Written by test/helpers/postfix.ts: a private instance, nothing shared with /etc/postfix but meta_directory.',
     'compatibility_level = 3.6',
@@ -187,7 +192,7 @@ function mainCf(dir: string, relayPort: number, withTransports: boolean): string
     `maillog_file_prefixes = ${dir}`,
     'inet_interfaces = loopback-only',
     'inet_protocols = ipv4',
-    'mynetworks = 127.0.0.0/8',
+    `mynetworks = ${mynetworks}`,
     'myhostname = postfix.mailroom.test',
     'mydomain = mailroom.test',
     'myorigin = $myhostname',

@@ -1,0 +1,223 @@
+/**
+ * `npm run bench:logs`: reading a large log, as deployed. One workspace holds
+ * a million log entries (30 days of two-recipient messages), a second one a
+ * hundred thousand; `mailroom serve` runs as `npm start` runs it (worker and
+ * inbound receiver on); 10 clients at once ask for a logs page with each
+ * filter alone and status with since, a message's detail, the stats (all
+ * time and for 30 days) and a 30-day hourly time series. Targets (issue 7):
+ * p99 < 10 ms on SQLite, < 20 ms on PostgreSQL (DATABASE_URL). The query
+ * plans at this size are printed too. See bench/README.md.
+ */
+import autocannon from 'autocannon';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { CompiledQuery, type Compilable } from 'kysely';
+import { loadConfig } from '../src/config.js';
+import { openDatabase, sqliteFileOf, storeKindOfDb } from '../src/db/database.js';
+import type { LogFilter } from '../src/logs/log-search-repository.js';
+import { createStore } from '../src/repositories/index.js';
+import { openMigratedDatabase } from '../src/server.js';
+import { createServices } from '../src/services/index.js';
+import { createBenchDatabase } from './bench-database.js';
+import { BenchError, children, freePort, runBench, HOST, positiveNumber, READY_TIMEOUT_MS, removeOnExit, startChild, stopChild, waitReady } from './bench-process.js';
+import { fillLog, postgresSink, sqliteSink, type FillSample } from './logs-fill.js';
+
+const ENTRIES = Math.floor(positiveNumber('BENCH_ENTRIES', 1_000_000));
+const OTHER_ENTRIES = Math.floor(positiveNumber('BENCH_OTHER_ENTRIES', 100_000));
+const DURATION_S = positiveNumber('BENCH_DURATION', 5);
+const WARMUP_S = positiveNumber('BENCH_WARMUP', 1, true);
+const CONNECTIONS = Math.floor(positiveNumber('BENCH_CONNECTIONS', 10));
+const DAYS = 30;
+/** Only the scenarios whose names match (a regular expression), for a second look at a few. */
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+/**
+ * SQLite only: a directory kept after the run, filled once and reused by later runs (the fill takes
+ * minutes). Delete it after changing a migration.
+ */
+const REUSE_DIR = process.env.BENCH_REUSE_DIR;
+
+interface Scenario {
+  name: string;
+  /** Paths asked in turn, one per request. */
+  paths: string[];
+}
+
+interface Figures {
+  name: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  errors: number;
+  total: string;
+}
+
+function scenarios(sample: FillSample, now: number): Scenario[] {
+  const daysAgo = (days: number) => new Date(now - days * 86_400_000).toISOString();
+  const logs = (query: string) => [`/v1/send/logs${query ? `?${query}` : ''}`];
+  return [
+    { name: 'logs, no filter', paths: logs('') },
+    { name: 'logs type=bounce', paths: logs('type=bounce') },
+    { name: 'logs status=failed', paths: logs('status=failed') },
+    { name: 'logs message_id', paths: sample.messageIds.map((id) => `/v1/send/logs?message_id=${id}`) },
+    { name: 'logs to', paths: logs(`to=${encodeURIComponent(sample.recipient)}`) },
+    { name: 'logs from_email (half the log)', paths: logs(`from_email=${encodeURIComponent(sample.sender)}`) },
+    { name: 'logs since (15 days)', paths: logs(`since=${daysAgo(15)}`) },
+    { name: 'logs until (15 days ago)', paths: logs(`until=${daysAgo(15)}`) },
+    { name: 'logs status=delivered&since (7 days)', paths: logs(`status=delivered&since=${daysAgo(7)}`) },
+    { name: 'message detail', paths: sample.messageIds.map((id) => `/v1/messages/${id}`) },
+    { name: 'stats', paths: ['/v1/send/stats'] },
+    { name: 'stats since/until (30 days)', paths: [`/v1/send/stats?since=${daysAgo(30)}&until=${new Date(now).toISOString()}`] },
+    { name: 'timeseries hourly (30 days)', paths: [`/v1/send/stats/timeseries?interval=hour&since=${daysAgo(30)}&until=${new Date(now).toISOString()}`] },
+  ];
+}
+
+async function run(base: string, headers: Record<string, string>, scenario: Scenario): Promise<Figures> {
+  const first = await fetch(`${base}${scenario.paths[0]}`, { headers });
+  if (first.status !== 200) throw new BenchError(`${scenario.name}: ${scenario.paths[0]} answered ${first.status} ${await first.text()}`);
+  const total = first.headers.get('x-total-count') ?? '';
+  let next = 0;
+  const options: autocannon.Options = {
+    url: base,
+    headers,
+    connections: CONNECTIONS,
+    requests: [{ setupRequest: (request) => ({ ...request, path: scenario.paths[next++ % scenario.paths.length]! }) }],
+  };
+  if (WARMUP_S > 0) await autocannon({ ...options, duration: WARMUP_S });
+  next = 0;
+  const result = await autocannon({ ...options, duration: DURATION_S });
+  return {
+    name: scenario.name,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    errors: result.non2xx + result.errors,
+    total,
+  };
+}
+
+/** The plan of each logs filter's page (and count, where a query counts) at this size, as the store chooses it. */
+async function printPlans(env: Record<string, string>, workspaceId: string, sample: FillSample, now: number): Promise<void> {
+  const db = openDatabase(loadConfig(env));
+  const store = createStore(db);
+  const explain = async (query: Compilable<unknown>) => {
+    const { sql, parameters } = query.compile();
+    const sqlite = storeKindOfDb(db) === 'sqlite';
+    const rows = await db.executeQuery<Record<string, string>>(CompiledQuery.raw(`${sqlite ? 'explain query plan' : 'explain'} ${sql}`, [...parameters]));
+    return rows.rows.map((r) => (sqlite ? r.detail : r['QUERY PLAN'])).join(' | ');
+  };
+  const since = new Date(now - 7 * 86_400_000).toISOString();
+  const filters: [string, LogFilter, boolean][] = [
+    ['no filter', {}, false], ['type', { type: 'bounce' }, false], ['status', { status: 'failed' }, false],
+    ['message_id', { message_id: sample.messageIds[0]! }, true], ['to', { to: sample.recipient }, true], ['from_email', { from_email: sample.sender }, true],
+    ['since', { since }, false], ['until', { until: since }, false], ['status+since', { status: 'delivered', since }, false],
+  ];
+  console.log('\nquery plans at this size (page; count where a query counts):');
+  try {
+    for (const [name, filter, counted] of filters) {
+      console.log(`  ${name.padEnd(12)} page:  ${await explain(store.logSearch.pageQuery(workspaceId, filter, 50, 0))}`);
+      if (counted) console.log(`  ${''.padEnd(12)} count: ${await explain(store.logSearch.countQuery(workspaceId, filter))}`);
+    }
+  } finally {
+    await db.destroy();
+  }
+}
+
+function report(figures: Figures[], targetMs: number, store: string): boolean {
+  console.log(`\nbench:logs on ${store}: ${ENTRIES.toLocaleString('en')} entries in the measured workspace, ${OTHER_ENTRIES.toLocaleString('en')} in another;`);
+  console.log(`mailroom serve as \`npm start\` runs it (worker on); ${CONNECTIONS} connections, ${DURATION_S} s per scenario after ${WARMUP_S} s of warm-up\n`);
+  console.log(`${'scenario'.padEnd(40)}${'req/s'.padStart(9)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'max ms'.padStart(8)}  ${'X-Total-Count'.padEnd(14)}target`);
+  let pass = true;
+  for (const f of figures) {
+    const ok = f.p99 < targetMs && f.errors === 0;
+    pass &&= ok;
+    console.log(
+      `${f.name.padEnd(40)}${f.requestsPerSecond.toFixed(0).padStart(9)}${String(f.p50).padStart(8)}${String(f.p99).padStart(8)}${String(f.max).padStart(8)}  ${f.total.padEnd(14)}${ok ? 'PASS' : 'FAIL'} (p99 < ${targetMs} ms${f.errors ? `, ${f.errors} errors` : ''})`,
+    );
+  }
+  console.log(`\n${pass ? 'PASS' : 'FAIL'}: every scenario's p99 < ${targetMs} ms`);
+  return pass;
+}
+
+interface Filled {
+  workspaceId: string;
+  apiKey: string;
+  sample: FillSample;
+  now: number;
+}
+
+/** Migrates, makes the two workspaces and fills their logs; or, in a reused directory, reads what an earlier run filled. */
+async function prepare(env: Record<string, string>, postgresUrl: string | undefined, dataDir: string): Promise<Filled> {
+  const marker = join(dataDir, 'bench-logs.json');
+  if (REUSE_DIR && existsSync(marker)) {
+    console.log(`bench: reusing the store filled earlier in ${dataDir}`);
+    return JSON.parse(readFileSync(marker, 'utf8')) as Filled;
+  }
+  const config = loadConfig(env);
+  const db = await openMigratedDatabase(config);
+  const services = createServices(createStore(db), config);
+  const [measured, other] = [await services.workspaces.create('bench'), await services.workspaces.create('neighbour')];
+  const now = Date.now();
+  for (const ws of [measured, other]) {
+    const at = new Date(now).toISOString();
+    await db.insertInto('webhooks').values({ id: `wh_${ws.workspace_id}`, workspace_id: ws.workspace_id, url: 'https://hooks.example/x', events: '[]', secret: 'whsec_x', created_at: at, updated_at: at }).execute();
+  }
+  await db.destroy();
+
+  const started = performance.now();
+  const fill = async (workspaceId: string, entries: number, seed: number) => {
+    const sink = postgresUrl ? postgresSink(postgresUrl) : sqliteSink(sqliteFileOf(dataDir));
+    const sample = await fillLog(sink, { workspaceId, entries, days: DAYS, now, webhookId: `wh_${workspaceId}` }, seed);
+    await sink.finish();
+    return sample;
+  };
+  const sample = await fill(measured.workspace_id, ENTRIES, 1);
+  await fill(other.workspace_id, OTHER_ENTRIES, 2);
+  console.log(`bench: filled ${sample.entries.toLocaleString('en')} + ${OTHER_ENTRIES.toLocaleString('en')} log entries (with messages, events, attempts, webhook deliveries) in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  const filled = { workspaceId: measured.workspace_id, apiKey: measured.api_key, sample, now };
+  if (REUSE_DIR) writeFileSync(marker, JSON.stringify(filled));
+  return filled;
+}
+
+async function main(): Promise<number> {
+  if (REUSE_DIR && process.env.DATABASE_URL) throw new BenchError('BENCH_REUSE_DIR is for SQLite only');
+  const dataDir = REUSE_DIR ? resolve(REUSE_DIR) : await mkdtemp(join(tmpdir(), 'mailroom-bench-logs-'));
+  mkdirSync(dataDir, { recursive: true });
+  if (!REUSE_DIR) removeOnExit(dataDir);
+  const postgres = process.env.DATABASE_URL ? await createBenchDatabase(process.env.DATABASE_URL) : undefined;
+  try {
+    const env: Record<string, string> = {
+      MAILROOM_DATA_DIR: dataDir,
+      ...(postgres ? { DATABASE_URL: postgres.url } : {}),
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_SEND_PER_MIN: '100000000',
+      RATE_LIMIT_OTHER_PER_MIN: '100000000',
+    };
+    const { workspaceId, apiKey, sample, now } = await prepare(env, postgres?.url, dataDir);
+    await printPlans(env, workspaceId, sample, now);
+
+    const port = await freePort();
+    const mailroom = startChild('mailroom', ['bin/mailroom.js', 'serve'], { ...process.env, ...env, HOST, PORT: String(port), INBOUND_SMTP_PORT: String(await freePort()) });
+    const base = `http://${HOST}:${port}`;
+    await waitReady(mailroom, base);
+    const figures: Figures[] = [];
+    for (const scenario of scenarios(sample, now).filter((s) => !ONLY || ONLY.test(s.name))) {
+      console.log(`  measuring ${scenario.name}`);
+      figures.push(await run(base, { 'x-api-key': apiKey }, scenario));
+    }
+    await stopChild(mailroom);
+    report(figures, postgres ? 20 : 10, postgres ? 'PostgreSQL' : 'SQLite (embedded default)');
+    return 0;
+  } finally {
+    await postgres?.drop();
+    for (const child of [...children]) await stopChild(child);
+    if (!REUSE_DIR) await rm(dataDir, { recursive: true, force: true });
+    removeOnExit(undefined);
+  }
+}
+
+// Bounded no matter what hangs: start-up, a stuck connection, a child ignoring SIGTERM.
+runBench(main, 20 * 60_000 + READY_TIMEOUT_MS);
