@@ -246,9 +246,9 @@ describe('log search, stats over a range and the time series', () => {
     assert.equal(Date.parse(byDefault.at(-1)!.bucket_start) + 24 * HOUR, Date.parse(tomorrow));
   });
 
-  it('counts a sender, recipient or message filter exactly up to 10,000 matches, and says "at least 10,000" beyond', async () => {
+  it('counts a sender, recipient or message filter exactly up to 1,000 matches, and says "at least 1,000" beyond', async () => {
     const ws = await t.newWorkspace();
-    const rows: LogEntryRow[] = Array.from({ length: 10_001 }, (_, i) => {
+    const rows: LogEntryRow[] = Array.from({ length: 1_001 }, (_, i) => {
       const created = new Date(START + i * 1000).toISOString();
       return {
         id: newId('log'), workspace_id: ws.workspaceId, message_id: newId('msg'), type: 'send', status: 'sent', recipient: `r${i % 3}@example.com`,
@@ -261,10 +261,10 @@ describe('log search, stats over a range and the time series', () => {
       assert.equal(res.statusCode, 200);
       return [res.headers['x-total-count'], res.headers['x-total-count-relation']];
     };
-    assert.deepEqual(await headersOf('from_email=bulk@acme.example'), ['10000', 'gte']);
-    assert.deepEqual(await headersOf(`from_email=bulk@acme.example&until=${new Date(START + 10_000_000).toISOString()}`), ['10000', 'eq'], 'exactly 10,000 is exact');
-    assert.deepEqual(await headersOf('to=r1@example.com'), ['3334', 'eq']);
-    assert.deepEqual(await headersOf('type=send'), ['10001', 'eq'], 'counters are exact at any size');
+    assert.deepEqual(await headersOf('from_email=bulk@acme.example'), ['1000', 'gte']);
+    assert.deepEqual(await headersOf(`from_email=bulk@acme.example&until=${new Date(START + 1_000_000).toISOString()}`), ['1000', 'eq'], 'exactly 1,000 is exact');
+    assert.deepEqual(await headersOf('to=r1@example.com'), ['334', 'eq']);
+    assert.deepEqual(await headersOf('type=send'), ['1001', 'eq'], 'counters are exact at any size');
   });
 
   it('names every bucket as toISOString would, across days, months and years', () => {

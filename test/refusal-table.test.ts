@@ -4,6 +4,8 @@
  * provider makes of it, who is blamed, and what the operator hears.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { buildMessage, type BuiltMessage } from '../src/delivery/message-builder.js';
 import type { RecipientOutcome } from '../src/delivery/provider.js';
@@ -173,6 +175,19 @@ describe('the refusal table, row by row, against a real SMTP server', () => {
     expectOutcome(spam!, 'message-refused', { kind: 'permanent', bounceSubtype: 'ContentRejected', detail: '554 5.7.1 Message rejected as spam by content filter' });
     const [big] = await outcomesAt({ data: { code: 552, text: '5.3.4 Message size exceeds fixed limit' } });
     expectOutcome(big!, 'message-refused', { kind: 'permanent', bounceSubtype: 'MessageTooLarge' });
+    // Refused at MAIL FROM for the SIZE Mailroom announced: the message, not the sender.
+    const [announced] = await outcomesAt({ mailFrom: { code: 552, text: '5.3.4 Message size exceeds fixed maximum message size' } });
+    expectOutcome(announced!, 'message-refused', { kind: 'permanent', bounceSubtype: 'MessageTooLarge' });
+    // Larger than the SIZE the relay announced: Nodemailer refuses to send it, as the relay would (552 5.3.4).
+    const tiny = await startRefusingRelay({ size: 100 });
+    const provider = createSmtpProvider(`smtp://127.0.0.1:${tiny.port}`, { timeouts: FAST });
+    try {
+      const [oversized] = await provider.send(await message(['ada@example.com']));
+      expectOutcome(oversized!, 'message-refused', { kind: 'permanent', bounceSubtype: 'MessageTooLarge', detail: /^552 5\.3\.4 Message size larger than allowed 100/ });
+    } finally {
+      await provider.close();
+      await tiny.close();
+    }
     const [full] = await outcomesAt({ rcptTo: { code: 552, text: '5.2.2 Mailbox full' } });
     expectOutcome(full!, 'message-refused', { kind: 'permanent', bounceSubtype: 'MailboxFull' });
     // A bare 5.7.1 after DATA is a refusal of the message (policy), not of Mailroom: only at RCPT is it the relay's.
@@ -187,9 +202,21 @@ describe('the refusal table, row by row, against a real SMTP server', () => {
     // The same reply to one recipient of one: a refusal of the message, not of Mailroom.
     const [alone] = await outcomesAt({ rcptTo: policy }, ['ada@example.com']);
     expectOutcome(alone!, 'message-refused', { kind: 'permanent', bounceSubtype: 'Undetermined' });
+    // Two full mailboxes answering alike are still two full mailboxes.
+    const full = await outcomesAt({ rcptTo: (a) => ({ code: 552, text: `5.2.2 <${a}>: Mailbox full` }) }, ['ada@example.com', 'bob@example.org']);
+    assert.deepEqual(full.map((o) => [o.kind, o.bounceSubtype]), [['permanent', 'MailboxFull'], ['permanent', 'MailboxFull']]);
     // Different replies to two recipients: each judged alone.
     const mixed = await outcomesAt({ rcptTo: (a) => (a.startsWith('ada') ? policy(a) : undefined) }, ['ada@example.com', 'bob@example.org']);
     assert.deepEqual(mixed.map((o) => o.kind), ['permanent', 'accepted']);
+  });
+});
+
+describe('the refusal table in the README', () => {
+  it('has a row for each rule, in the order the code tries them, then the rule about the message as a whole', () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('| rule | the relay answered'));
+    const rows = [...table.matchAll(/^\| `([a-z-]+)` \|/gm)].map((m) => m[1]);
+    assert.deepEqual(rows, [...REFUSAL_RULES.map((r) => r.rule), 'same-refusal-for-every-recipient']);
   });
 });
 

@@ -40,8 +40,12 @@ describe('mailroom serve on SIGTERM', () => {
       }),
     );
     const deadline = Date.now() + WAIT_MS;
-    const waiting = async () =>
-      Number((await admin.query("select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows[0].n);
+    // pg_stat_activity is read once per transaction and kept (PostgreSQL's statistics snapshot): inside the
+    // admin's open transaction every later read would show the first one's backends. Clear it each time.
+    const waiting = async () => {
+      await admin.query('select pg_stat_clear_snapshot()');
+      return Number((await admin.query("select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows[0].n);
+    };
     while ((await waiting()) === 0) {
       assert.ok(Date.now() < deadline, 'the sends reached the database');
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -74,10 +74,12 @@ interface Rule {
  * row by row.
  */
 export const REFUSAL_RULES: readonly Rule[] = [
-  { rule: 'no-reply', verdict: 'temporary', applies: (r) => r.code === undefined },
+  // Nothing heard, or a reply outside any step of the transaction (a failed RSET between two messages): try again.
+  { rule: 'no-reply', verdict: 'temporary', applies: (r) => r.code === undefined || r.stage === undefined },
   { rule: 'temporary-reply', verdict: 'temporary', applies: (r) => r.code! < 500 },
   { rule: 'relay-session', verdict: 'relay', applies: (r) => r.stage === 'CONN' || r.stage === 'EHLO' || r.stage === 'STARTTLS' || r.stage === 'AUTH' },
-  { rule: 'relay-sender', verdict: 'relay', applies: (r) => r.stage === 'MAIL' },
+  // At MAIL FROM the sender is refused, unless the refusal is of the size the SIZE parameter announced.
+  { rule: 'relay-sender', verdict: 'relay', applies: (r) => r.stage === 'MAIL' && r.reason !== 'mesgtoobig' },
   { rule: 'relay-policy', verdict: 'relay', applies: (r) => r.aboutMailroom },
   // Before the address rules: Postfix's `reject` answers "554 5.7.1 <…>: Recipient address rejected: Access denied",
   // which reads like Exchange's unknown user but is the relay refusing Mailroom. Only a certain "no such user" wins.
@@ -113,14 +115,19 @@ function withoutAddresses(text: string): string {
 
 /**
  * The rule about a message as a whole (`same-refusal-for-every-recipient`):
- * when every recipient (two or more) was refused for the message, not the
- * address, with the same reply at RCPT, the relay is refusing the sender, not
- * each mailbox.
+ * when every recipient (two or more) was refused at RCPT with the same reply
+ * that names neither the address nor the message (`Undetermined`), the relay
+ * is refusing the sender, not each mailbox.
  */
 export function sameRefusalForEveryRecipient(replies: Array<{ reply: SmtpReply; refusal: Refusal } | undefined>): boolean {
   if (replies.length < 2) return false;
   const first = replies[0];
   if (!first) return false;
   const text = withoutAddresses(first.reply.text);
-  return replies.every((r) => r !== undefined && r.refusal.verdict === 'message' && r.reply.stage === 'RCPT' && r.reply.code === first.reply.code && withoutAddresses(r.reply.text) === text);
+  // Only refusals that name neither the mailbox nor the message: two full mailboxes answering alike are still two full mailboxes.
+  return replies.every(
+    (r) =>
+      r !== undefined && r.refusal.verdict === 'message' && r.refusal.subtype === 'Undetermined' && r.reply.stage === 'RCPT' &&
+      r.reply.code === first.reply.code && withoutAddresses(r.reply.text) === text,
+  );
 }

@@ -19,10 +19,19 @@ function stageOf(command: string | undefined): SmtpStage | undefined {
   return undefined;
 }
 
-/** The relay's reply an error carries; a connection that failed has none. */
+/**
+ * The relay's reply an error carries; a connection that failed has none.
+ * Two of Nodemailer's own refusals stand for a reply: a missing password
+ * (the relay would refuse the session, RFC 4954's 530) and a message larger
+ * than the SIZE the relay announced (RFC 1870's 552 5.3.4, which it would
+ * answer): said as the relay would, in Nodemailer's words.
+ */
 export function replyOf(error: SmtpError): SmtpReply {
   const code = typeof error.responseCode === 'number' ? error.responseCode : undefined;
-  return { stage: code === undefined ? undefined : stageOf(error.command), code, text: (error.response ?? error.message).trim() };
+  const text = (error.response ?? error.message).trim();
+  if (code === undefined && (error.code === 'EAUTH' || error.code === 'ENOAUTH')) return { stage: 'AUTH', code: 530, text: `530 5.7.0 ${text}` };
+  if (code === undefined && error.code === 'EMESSAGE' && /larger than allowed/i.test(text)) return { stage: 'DATA', code: 552, text: `552 5.3.4 ${text} (the relay's SIZE)` };
+  return { stage: code === undefined ? undefined : stageOf(error.command), code, text };
 }
 
 /** The operator's kind of problem, when it is the provider's and not the recipient's. */
@@ -81,11 +90,7 @@ function outcomeOf({ recipient, error, reply, refusal }: Read, host: string): Re
 export function smtpOutcomes(results: Array<{ recipient: string; accepted: string } | { recipient: string; error: SmtpError }>, host: string): RecipientOutcome[] {
   const read = results.map((r): Read | undefined => {
     if ('accepted' in r) return undefined;
-    // Nodemailer's own refusals of a call it never sent (a missing password) have no reply but are Mailroom's configuration.
-    const reply: SmtpReply =
-      (r.error.code === 'EAUTH' || r.error.code === 'ENOAUTH') && typeof r.error.responseCode !== 'number'
-        ? { stage: 'AUTH', code: 530, text: r.error.message }
-        : replyOf(r.error);
+    const reply = replyOf(r.error);
     return { recipient: r.recipient, error: r.error, reply, refusal: classifyRefusal(reply) };
   });
   if (sameRefusalForEveryRecipient(read)) {

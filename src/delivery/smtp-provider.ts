@@ -48,7 +48,8 @@ export function createSmtpProvider(
   async function sendOne(message: BuiltMessage, { from, to }: Envelope): Promise<Result> {
     try {
       const info = await transport.sendMail({
-        envelope: { from, to: [to] },
+        // SIZE (RFC 1870): a relay that announces a smaller limit is not sent the message in vain.
+        envelope: { from, to: [to], size: message.raw.length } as { from: string; to: string[] },
         raw: message.raw,
         dsn: { id: message.messageId, return: 'headers', notify: ['success', 'failure', 'delay'] },
       });

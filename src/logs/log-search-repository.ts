@@ -35,10 +35,11 @@ type EntryQuery<O> = SelectQueryBuilder<Database, 'log_entries', O>;
 
 /**
  * Entries a query counts before it stops: past it a total reads as "at least
- * this many". Counting half a million entries of one sender took 47 ms on
- * SQLite here (bench/README.md); ten thousand take half a millisecond.
+ * this many" (a page of up to 100 still says where it is among the first ten).
+ * Counting half a million entries of one sender took 47 ms on SQLite here,
+ * ten thousand half a millisecond (bench/README.md), a thousand a twentieth.
  */
-export const EXACT_COUNT_LIMIT = 10_000;
+export const EXACT_COUNT_LIMIT = 1_000;
 
 /**
  * The filter as WHERE clauses. Each one is served by an index whose columns

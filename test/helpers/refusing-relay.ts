@@ -16,6 +16,8 @@ export interface Refusals {
   /** Per recipient, or the same for all. */
   rcptTo?: Reply | ((address: string) => Reply | undefined);
   data?: Reply;
+  /** The SIZE the relay announces (RFC 1870), in bytes. */
+  size?: number;
 }
 
 export interface TestRelay {
@@ -40,6 +42,7 @@ export async function startRefusingRelay(refusals: Refusals): Promise<TestRelay>
     allowInsecureAuth: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    ...(refusals.size ? { size: refusals.size } : {}),
     onConnect(_session, callback) {
       callback(refusals.greeting ? refusal(refusals.greeting) : undefined);
     },
