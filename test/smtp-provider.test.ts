@@ -62,6 +62,7 @@ describe('SMTP provider', () => {
     const outcomes = await provider.send(built);
     assert.deepEqual(outcomes.map((o) => [o.recipient, o.kind]), [['ada@example.com', 'accepted'], ['bob@example.org', 'accepted']]);
     assert.match(outcomes[0]!.detail, /^250 /);
+    assert.ok(outcomes.every((o) => Number.isInteger(o.durationMs) && o.durationMs! >= 0), 'each transaction timed');
     const got = relay.received.slice(before).sort((a, b) => a.envelope.rcptTo[0]!.address.localeCompare(b.envelope.rcptTo[0]!.address));
     assert.deepEqual(
       got.map((m) => [m.envelope.mailFrom && m.envelope.mailFrom.address, m.envelope.rcptTo.map((r) => r.address)]),

@@ -82,7 +82,12 @@ export async function attemptDelivery(job: DeliveryJob, context: JobContext, dep
     const signing = sender.kind === 'sandbox' ? await deps.sandboxDomain() : sender.row;
     // Each recipient's return path names its place among the message's recipients, signed.
     const place = new Map((JSON.parse(message.recipients) as Mailbox[]).map((r, index) => [r.address, index]));
-    const envelopes = entries.map((e): Envelope => ({ from: deps.returnPaths.sign(message.id, place.get(e.recipient) ?? 0, signing.return_path_domain), to: e.recipient }));
+    const envelopes = entries.map((e): Envelope => {
+      const index = place.get(e.recipient);
+      // Never another recipient's return path: reports to it would act on that recipient.
+      if (index === undefined) throw new Error(`${e.recipient} is not among the message's recipients`);
+      return { from: deps.returnPaths.sign(message.id, index, signing.return_path_domain), to: e.recipient };
+    });
     built = await deps.build(message, signing, envelopes);
   } catch (error) {
     const detail = `Could not build the message: ${(error as Error).message}`;
@@ -107,7 +112,7 @@ export async function attemptDelivery(job: DeliveryJob, context: JobContext, dep
     results.push(
       outcome
         ? {
-            entry, outcome: outcome.kind, detail: outcome.detail, durationMs,
+            entry, outcome: outcome.kind, detail: outcome.detail, durationMs: outcome.durationMs ?? durationMs,
             ...(outcome.complaint ? { complaint: outcome.complaint } : {}),
             ...(outcome.bounceSubtype ? { bounceSubtype: outcome.bounceSubtype } : {}),
           }

@@ -66,8 +66,14 @@ export function createSmtpProvider(
     name: 'smtp',
     async send(message: BuiltMessage): Promise<RecipientOutcome[]> {
       // Side by side: the pool's connections take them as they come free.
-      const results = await Promise.all(message.envelopes.map((envelope) => sendOne(message, envelope)));
-      return smtpOutcomes(results, host);
+      const timed = await Promise.all(
+        message.envelopes.map(async (envelope) => {
+          const started = performance.now();
+          const result = await sendOne(message, envelope);
+          return { result, durationMs: Math.round(performance.now() - started) };
+        }),
+      );
+      return smtpOutcomes(timed.map((t) => t.result), host).map((outcome, i) => ({ ...outcome, durationMs: timed[i]!.durationMs }));
     },
     async close() {
       transport.close();

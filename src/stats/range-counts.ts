@@ -17,7 +17,7 @@ export function mergeCounts(...parts: CounterRow[][]): CounterRow[] {
 /**
  * How many log entries created in `range` there are per (type, status), from
  * the counters alone where they can answer: the whole hours inside the range
- * from the hourly counters (one row per hour and pair), and only the part
+ * from the hourly counts (one row per hour), and only the part
  * hours at its ends by counting entries, so the cost grows with the hours in
  * the range, not with the entries. Exact: the hourly counters move in the
  * transactions that write and move the entries, as the all-time ones do.
