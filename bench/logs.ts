@@ -33,8 +33,9 @@ const DAYS = 30;
 /** Only the scenarios whose names match (a regular expression), for a second look at a few. */
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
 /**
- * SQLite only: a directory kept after the run, filled once and reused by later runs (the fill takes
- * minutes). Delete it after changing a migration.
+ * A directory kept after the run, filled once and reused by later runs (the fill takes minutes);
+ * with DATABASE_URL, the database `mailroom_bench_logs` on that server is kept with it. Delete both
+ * after changing a migration.
  */
 const REUSE_DIR = process.env.BENCH_REUSE_DIR;
 
@@ -151,7 +152,7 @@ interface Filled {
 
 /** Migrates, makes the two workspaces and fills their logs; or, in a reused directory, reads what an earlier run filled. */
 async function prepare(env: Record<string, string>, postgresUrl: string | undefined, dataDir: string): Promise<Filled> {
-  const marker = join(dataDir, 'bench-logs.json');
+  const marker = join(dataDir, postgresUrl ? 'bench-logs-postgres.json' : 'bench-logs.json');
   if (REUSE_DIR && existsSync(marker)) {
     console.log(`bench: reusing the store filled earlier in ${dataDir}`);
     return JSON.parse(readFileSync(marker, 'utf8')) as Filled;
@@ -183,11 +184,12 @@ async function prepare(env: Record<string, string>, postgresUrl: string | undefi
 }
 
 async function main(): Promise<number> {
-  if (REUSE_DIR && process.env.DATABASE_URL) throw new BenchError('BENCH_REUSE_DIR is for SQLite only');
   const dataDir = REUSE_DIR ? resolve(REUSE_DIR) : await mkdtemp(join(tmpdir(), 'mailroom-bench-logs-'));
   mkdirSync(dataDir, { recursive: true });
   if (!REUSE_DIR) removeOnExit(dataDir);
-  const postgres = process.env.DATABASE_URL ? await createBenchDatabase(process.env.DATABASE_URL) : undefined;
+  const postgres = process.env.DATABASE_URL
+    ? await createBenchDatabase(process.env.DATABASE_URL, REUSE_DIR ? { name: 'mailroom_bench_logs' } : undefined)
+    : undefined;
   try {
     const env: Record<string, string> = {
       MAILROOM_DATA_DIR: dataDir,

@@ -14,6 +14,7 @@ import suppressionRoutes from './routes/suppressions.js';
 import webhookRoutes from './routes/webhooks.js';
 import { statsRoutes } from './stats/index.js';
 import { messageRoutes } from './messages/index.js';
+import { DASHBOARD_API_PREFIX, dashboardApi, dashboardUi } from './dashboard/index.js';
 import type { Services } from './services/index.js';
 
 /** HTML bodies can be large; this bounds what one request may make us buffer. */
@@ -69,5 +70,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   await app.register(apiKeyRoutes);
   await app.register(suppressionRoutes);
   await app.register(webhookRoutes);
+  await app.register(dashboardApi(config), { prefix: DASHBOARD_API_PREFIX });
+  await app.register(dashboardUi());
   return app;
 }

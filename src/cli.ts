@@ -7,6 +7,8 @@ import { formatParsedFiles, parseInboundFiles } from './inbound/parse-files.js';
 import { createStore } from './repositories/index.js';
 import { openMigratedDatabase, openReachableDatabase, startServer, startWorker } from './server.js';
 import { createServices } from './services/index.js';
+import { promptNewPassword, readPasswordFromStdin } from './password-input.js';
+import { UsageError } from './usage-error.js';
 
 const HELP = `Usage: mailroom <command> [options]
 
@@ -17,6 +19,10 @@ Commands:
   workspace create --name NAME [--json]  Create a workspace and its first API key
   api-key create --workspace ID --name NAME [--json]
                                          Create another API key for a workspace
+  user create --email EMAIL [--password-stdin] [--workspace ID --role ROLE] [--json]
+                                         Create a dashboard user (asks for the password on a terminal,
+                                         or reads it from standard input), optionally a member of a
+                                         workspace as admin, developer or viewer
   sandbox show MESSAGE_ID                Print a message the sandbox provider kept, as built (MIME)
   inbound parse FILE... [--json]         Classify saved bounce, complaint or reply e-mails (one JSON line per file with --json)
   help                                   Show this help
@@ -31,6 +37,9 @@ async function main(argv: string[]): Promise<number> {
     options: {
       name: { type: 'string' },
       workspace: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
+      'password-stdin': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -91,6 +100,19 @@ async function main(argv: string[]): Promise<number> {
       }
       return 0;
     }
+    case 'user create': {
+      const email = required(values.email, '--email');
+      const password = values['password-stdin'] ? await readPasswordFromStdin() : await promptNewPassword();
+      const db = await openMigratedDatabase(config);
+      try {
+        const user = await createServices(createStore(db), config).users.create({ email, password, workspaceId: values.workspace, role: values.role });
+        const where = user.memberships.map((m) => `, ${m.role} of ${m.workspace_id}`).join('');
+        process.stdout.write(values.json ? `${JSON.stringify(user)}\n` : `User ${user.id} (${user.email}) created${where}.\n`);
+      } finally {
+        await db.destroy();
+      }
+      return 0;
+    }
     case 'sandbox show': {
       const messageId = operands[0];
       if (!messageId || operands.length > 1) throw new UsageError('sandbox show takes one message id');
@@ -136,8 +158,6 @@ function required(value: string | undefined, flag: string): string {
   if (value === undefined) throw new UsageError(`${flag} is required`);
   return value;
 }
-
-class UsageError extends Error {}
 
 main(process.argv.slice(2)).then(
   (code) => {

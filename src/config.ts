@@ -45,6 +45,7 @@ const EnvSchema = Type.Object({
   MAILROOM_HOSTNAME: Type.Optional(Type.String({ minLength: 1 })),
   SPF_INCLUDE: Type.Optional(Type.String({ minLength: 1 })),
   TRUST_PROXY: Type.Boolean({ default: false }),
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+/?$' })),
   MAILROOM_SECRET_KEY: Type.Optional(Type.String()),
   WEBHOOK_ALLOW_PRIVATE: Type.Boolean({ default: false }),
   WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: 30_000 }),
@@ -81,6 +82,13 @@ export interface Config {
   mailHostname: string;
   spfInclude: string | undefined;
   trustProxy: boolean;
+  /**
+   * PUBLIC_URL's origin (`https://mail.example.com`): where people reach the
+   * dashboard. Its cookies are `Secure` when it is https, and state-changing
+   * dashboard requests must come from it. Unset: the origin the request was
+   * made to.
+   */
+  publicOrigin: string | undefined;
   /**
    * MAILROOM_SECRET_KEY: encrypts webhook signing secrets and the return-path
    * key at rest when set (secret-box.ts). A KeyObject, so printing the config never shows it.
@@ -171,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailHostname: parsed.MAILROOM_HOSTNAME ?? hostname(),
     spfInclude: parsed.SPF_INCLUDE,
     trustProxy: parsed.TRUST_PROXY,
+    publicOrigin: parsed.PUBLIC_URL === undefined ? undefined : new URL(parsed.PUBLIC_URL).origin,
     secretKey: parseSecretKey(parsed.MAILROOM_SECRET_KEY),
     webhooks: { allowPrivate: parsed.WEBHOOK_ALLOW_PRIVATE, retryBaseMs: parsed.WEBHOOK_RETRY_BASE_MS },
   };

@@ -19,9 +19,14 @@ export class ValidationError extends AppError {
 
 export class UnauthorizedError extends AppError {
   readonly statusCode = 401;
-  constructor() {
-    super('Invalid or missing API key');
+  constructor(message = 'Invalid or missing API key') {
+    super(message);
   }
+}
+
+/** Signed in, but not allowed: a role too low, a request from another origin, a CSRF token missing or wrong. */
+export class ForbiddenError extends AppError {
+  readonly statusCode = 403;
 }
 
 export class NotFoundError extends AppError {
@@ -34,8 +39,8 @@ export class ConflictError extends AppError {
 
 export class RateLimitError extends AppError {
   readonly statusCode = 429;
-  constructor(override readonly retryAfterSeconds: number) {
-    super('Rate limit exceeded');
+  constructor(override readonly retryAfterSeconds: number, message = 'Rate limit exceeded') {
+    super(message);
   }
 }
 

@@ -193,6 +193,12 @@ export async function startServer(config: Config): Promise<App> {
     const app = await buildApp({ config, services: runtime.services });
     app.addHook('onClose', () => runtime.close());
     await app.listen({ host: config.host, port: config.port });
+    // The first run: nobody can sign in yet, so the log holds the way in (issue 14; people/setup-service.ts).
+    const setupToken = await runtime.services.setup.issueIfNoUsers();
+    if (setupToken) {
+      const origin = config.publicOrigin ?? app.listeningOrigin;
+      app.log.info(`No one can sign in yet: open ${origin}/setup?token=${setupToken} within an hour to create the first admin account and workspace`);
+    }
     return app;
   } catch (error) {
     await runtime.close();

@@ -18,7 +18,7 @@ describe('the mailroom command', () => {
   it('lists its commands with --help, through npx as the README says', () => {
     const res = spawnSync('npx', ['mailroom', '--help'], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8' });
     assert.equal(res.status, 0);
-    for (const command of ['serve', 'worker', 'migrate', 'workspace create --name NAME [--json]', 'api-key create', 'sandbox show', 'inbound parse FILE... [--json]']) {
+    for (const command of ['serve', 'worker', 'migrate', 'workspace create --name NAME [--json]', 'api-key create', 'user create --email EMAIL', 'sandbox show', 'inbound parse FILE... [--json]']) {
       assert.ok(res.stdout.includes(command), `--help mentions ${command}`);
     }
   });

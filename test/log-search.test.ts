@@ -219,17 +219,28 @@ describe('log search, stats over a range and the time series', () => {
 
   it('answers an hourly time series, zero-filled, whose buckets agree with the logs of each hour', async () => {
     const mine = entries.get(t.workspaceId)!;
-    const res = await t.call('GET', `/v1/send/stats/timeseries?interval=hour&since=${at(20, 40)}&until=${at(30, 10)}`);
-    assert.equal(res.statusCode, 200, res.body);
-    const series = res.json().data as Array<{ bucket_start: string }>;
-    // Widened to whole hours: 20:00 up to 31:00.
-    assert.deepEqual(series.map((b) => b.bucket_start), Array.from({ length: 11 }, (_, i) => at(20 + i)));
-    for (const bucket of series) {
-      const hour = { since: bucket.bucket_start, until: new Date(Date.parse(bucket.bucket_start) + HOUR).toISOString() };
-      assert.deepEqual(bucket, { bucket_start: bucket.bucket_start, ...statsOf(mine.filter((e) => matches(e, hour))) });
-    }
-    const empty = (await t.call('GET', `/v1/send/stats/timeseries?interval=hour&since=2026-01-01T00:00:00Z&until=2026-01-01T03:00:00Z`)).json().data;
-    assert.deepEqual(empty.map((b: Record<string, unknown>) => Object.values(b).slice(1)), Array(3).fill([0, 0, 0, 0, 0, 0]));
+    const seriesOf = async (since: string, until: string) => {
+      const res = await t.call('GET', `/v1/send/stats/timeseries?interval=hour&since=${since}&until=${until}`);
+      assert.equal(res.statusCode, 200, res.body);
+      const series = res.json().data as Array<{ bucket_start: string }>;
+      for (const bucket of series) {
+        const hour = { since: bucket.bucket_start, until: new Date(Date.parse(bucket.bucket_start) + HOUR).toISOString() };
+        assert.deepEqual(bucket, { bucket_start: bucket.bucket_start, ...statsOf(mine.filter((e) => matches(e, hour))) });
+      }
+      return series;
+    };
+    const everyHourHasEntries = (series: Array<{ bucket_start: string }>) =>
+      series.every((b) => mine.some((e) => e.created_at >= b.bucket_start && e.created_at < new Date(Date.parse(b.bucket_start) + HOUR).toISOString()));
+    // Widened to whole hours: 20:00 up to 31:00; every one of them has entries (the series is read off their rows).
+    const busy = await seriesOf(at(20, 40), at(30, 10));
+    assert.deepEqual(busy.map((b) => b.bucket_start), Array.from({ length: 11 }, (_, i) => at(20 + i)));
+    assert.ok(everyHourHasEntries(busy));
+    // Running past the last entry: some hours have none, and are zero-filled in order.
+    const tail = await seriesOf(at(66), at(80));
+    assert.deepEqual(tail.map((b) => b.bucket_start), Array.from({ length: 14 }, (_, i) => at(66 + i)));
+    assert.ok(!everyHourHasEntries(tail) && tail.some((b) => (b as { total_sent?: number }).total_sent! > 0));
+    const empty = await seriesOf('2026-01-01T00:00:00Z', '2026-01-01T03:00:00Z');
+    assert.deepEqual(empty.map((b) => Object.values(b).slice(1)), Array(3).fill([0, 0, 0, 0, 0, 0]));
   });
 
   it('answers a daily time series, and by default the last 30 days ending with today', async () => {

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
+import { usePreparedStatements } from './postgres-statements.js';
 import type { Database } from './schema.js';
 import { BetterSqliteDialect } from './sqlite-dialect.js';
 
@@ -97,5 +98,6 @@ function openPostgres(url: string, config: Pick<Config, 'databasePoolSize' | 'da
   // An idle client whose server went away emits here; without a listener that would end the process.
   // The pool drops that client and the next query opens a new one.
   pool.on('error', () => {});
+  usePreparedStatements(pool);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -8,6 +8,10 @@ import * as webhooks from './migrations/0006-webhooks.js';
 import * as logSearch from './migrations/0007-log-search.js';
 import * as messageDetail from './migrations/0008-message-detail.js';
 import * as returnPathSigning from './migrations/0009-return-path-signing.js';
+import * as coveringSearchIndexes from './migrations/0010-covering-search-indexes.js';
+import * as people from './migrations/0011-people.js';
+import * as sessions from './migrations/0012-sessions.js';
+import * as setupTokens from './migrations/0013-setup-tokens.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -20,6 +24,10 @@ const migrations: Record<string, Migration> = {
   '0007-log-search': logSearch,
   '0008-message-detail': messageDetail,
   '0009-return-path-signing': returnPathSigning,
+  '0010-covering-search-indexes': coveringSearchIndexes,
+  '0011-people': people,
+  '0012-sessions': sessions,
+  '0013-setup-tokens': setupTokens,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

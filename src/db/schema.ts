@@ -1,4 +1,7 @@
 import type { Generated } from 'kysely';
+import type { SessionsTable, SetupTokensTable, SignInFailuresTable, UsersTable, WorkspaceMembersTable } from './people-schema.js';
+
+export type * from './people-schema.js';
 
 /** Table shapes as Kysely sees them. Timestamps are ISO 8601 UTC strings. */
 export interface Database {
@@ -20,6 +23,11 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  users: UsersTable;
+  workspace_members: WorkspaceMembersTable;
+  sessions: SessionsTable;
+  sign_in_failures: SignInFailuresTable;
+  setup_tokens: SetupTokensTable;
 }
 
 export interface WorkspacesTable {

@@ -15,6 +15,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Which per-key budget a route draws on; `other` when unset. */
     rateLimitClass?: RateLimitClass;
+    /** A route outside /v1 that API keys have nothing to do with (the dashboard's pages and API). */
+    withoutApiKey?: boolean;
   }
 }
 
@@ -25,7 +27,7 @@ interface GuardDeps {
 }
 
 /**
- * Every request but the health check (every route is under `/v1`): identify
+ * Every request but the health check and the dashboard's API: identify
  * the key, count the request against its budget (or, without a valid key,
  * against the client address, so keys cannot be guessed at speed), report the
  * budget in headers, then refuse or let through. The health check is told
@@ -35,7 +37,8 @@ interface GuardDeps {
 export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.url === HEALTH_PATH) return;
+    // Told apart by the route that matched, not the raw URL: the dashboard's routes have a guard of their own.
+    if (request.routeOptions.url === HEALTH_PATH || request.routeOptions.config?.withoutApiKey === true) return;
 
     const header = request.headers['x-api-key'];
     const auth = await deps.authenticate(typeof header === 'string' ? header : undefined);
@@ -57,4 +60,11 @@ export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
 export function workspaceOf(request: FastifyRequest): string {
   if (!request.auth) throw new UnauthorizedError();
   return request.auth.workspaceId;
+}
+
+/** Marks every route the plugin `app` registers from now on as one the API-key guard leaves alone. */
+export function withoutApiKeys(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, withoutApiKey: true };
+  });
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspaceOf } from '../http/api-guard.js';
-import { ok } from '../http/envelope.js';
+import { okJson } from '../http/envelope.js';
 
 // SPEC.md §4.2's parameters as they were, and the search filters; `since`/`until` are checked by the
 // service (parseRange), which can say what form they take. Anything else answers 400, naming it.
@@ -25,7 +25,7 @@ const logRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { entries, total } = await app.services.logs.list(workspaceOf(request), request.query);
     reply.header('X-Total-Count', total.count);
     reply.header('X-Total-Count-Relation', total.relation);
-    return ok(entries);
+    return reply.type('application/json').send(okJson(entries));
   });
 };
 

@@ -1,5 +1,6 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
+import { logPageJsonQuery } from './log-page-json.js';
 import type { Database, LogStatus, LogType } from '../db/schema.js';
 
 /** A log entry as the API shows it (SPEC.md §2.3, and `error`). */
@@ -76,26 +77,30 @@ export function createLogSearchRepository(db: Db) {
       .orderBy('id', 'desc')
       .limit(limit)
       .offset(offset);
-  // Counting stops one past the cap: how far it reads is bounded whatever the filter matches.
-  const countQuery = (workspaceId: string, filter: LogFilter, cap = EXACT_COUNT_LIMIT) =>
-    db
-      .selectFrom(filtered(db.selectFrom('log_entries').select(sql<number>`1`.as('one')), workspaceId, filter).limit(cap + 1).as('matching'))
-      .select((eb) => eb.fn.countAll().as('n'));
+  // Counting stops one past the cap: how far it reads is bounded whatever the filter matches. Newest
+  // first, as the page reads them, unless a message is named (its few entries come off its own
+  // index): without an order PostgreSQL may count a sender with half the log by reading the table
+  // from its start until 1,001 rows match, rather than off the index the page uses.
+  const countQuery = (workspaceId: string, filter: LogFilter, cap = EXACT_COUNT_LIMIT) => {
+    let matching = filtered(db.selectFrom('log_entries').select(sql<number>`1`.as('one')), workspaceId, filter);
+    if (filter.message_id === undefined) matching = matching.orderBy('created_at', 'desc').orderBy('id', 'desc');
+    return db.selectFrom(matching.limit(cap + 1).as('matching')).select((eb) => eb.fn.countAll().as('n'));
+  };
 
   return {
-    /** The query behind a page, for its plan (test/log-search-plans.test.ts). */
+    /** The queries behind a page and its count, for their plans (test/log-search-plans.test.ts). */
     pageQuery,
     countQuery,
 
-    /** One page, newest first (`created_at`, then `id`, descending). */
-    async page(workspaceId: string, filter: LogFilter, limit: number, offset: number): Promise<LogEntryView[]> {
-      return pageQuery(workspaceId, filter, limit, offset).execute();
-    },
-
-    /** How many entries match, counted off the filter's index up to `cap`; more than `cap` answers cap + 1. */
-    async count(workspaceId: string, filter: LogFilter, cap = EXACT_COUNT_LIMIT): Promise<number> {
-      const row = await countQuery(workspaceId, filter, cap).executeTakeFirstOrThrow();
-      return Number(row.n);
+    /**
+     * A page as the JSON text of its entries, and how many match (capped at
+     * EXACT_COUNT_LIMIT + 1 when counted off an index), in one statement
+     * (log-page-json.ts).
+     */
+    async pageJson(workspaceId: string, filter: LogFilter, limit: number, offset: number): Promise<{ entries: string; total: number }> {
+      const query = logPageJsonQuery(db, pageQuery(workspaceId, filter, limit, offset), workspaceId, filter, countQuery(workspaceId, filter));
+      const { rows } = await query.execute(db);
+      return { entries: rows[0]!.entries, total: Number(rows[0]!.total) };
     },
   };
 }

@@ -1,8 +1,6 @@
-import type { Repositories, Store } from '../repositories/index.js';
-import { countsInRange } from '../stats/range-counts.js';
-import { sumMatching } from '../stats/stats.js';
+import type { Store } from '../repositories/index.js';
 import { parseRange } from '../time-range.js';
-import { EXACT_COUNT_LIMIT, type LogEntryView, type LogFilter } from './log-search-repository.js';
+import { EXACT_COUNT_LIMIT, type LogFilter } from './log-search-repository.js';
 
 export type { LogEntryView } from './log-search-repository.js';
 
@@ -20,32 +18,22 @@ export interface LogTotal {
   relation: 'eq' | 'gte';
 }
 
-/**
- * How many entries match: from the counters, exactly, when the filter is only
- * type, status and a time range (constant, or growing with the hours in the
- * range); by counting off the filter's index when it names a message, a
- * recipient or a sender, exactly up to EXACT_COUNT_LIMIT and as a lower bound
- * beyond it (Elasticsearch's `gte`).
- */
-async function totalOf(repos: Repositories, workspaceId: string, filter: LogFilter): Promise<LogTotal> {
-  if (filter.message_id !== undefined || filter.to !== undefined || filter.from_email !== undefined) {
-    const counted = await repos.logSearch.count(workspaceId, filter, EXACT_COUNT_LIMIT);
-    return counted > EXACT_COUNT_LIMIT ? { count: EXACT_COUNT_LIMIT, relation: 'gte' } : { count: counted, relation: 'eq' };
-  }
-  return { count: sumMatching(await countsInRange(repos, workspaceId, filter), filter), relation: 'eq' };
-}
-
 export function createLogService(store: Store) {
   return {
-    /** A page of entries, newest first, and how many match in all. */
-    async list(workspaceId: string, query: LogQuery): Promise<{ entries: LogEntryView[]; total: LogTotal }> {
+    /**
+     * A page of entries, newest first, as the JSON text the API answers, and
+     * how many match in all: exactly from the counters when the filter is only
+     * type, status and a time range; counted off the filter's index when it
+     * names a message, a recipient or a sender, exactly up to
+     * EXACT_COUNT_LIMIT and as a lower bound beyond it (Elasticsearch's
+     * `gte`). Page and total come from one statement, so they agree.
+     */
+    async list(workspaceId: string, query: LogQuery): Promise<{ entries: string; total: LogTotal }> {
       const { limit, offset, type, status, message_id, to, from_email } = query;
       const filter: LogFilter = { type, status, message_id, to, from_email, ...parseRange(query) };
-      // One snapshot, so a send committed in between cannot make the page and its total disagree.
-      return store.snapshot(async (repos) => {
-        const [rows, total] = await Promise.all([repos.logSearch.page(workspaceId, filter, limit, offset), totalOf(repos, workspaceId, filter)]);
-        return { entries: rows, total };
-      });
+      const { entries, total } = await store.logSearch.pageJson(workspaceId, filter, limit, offset);
+      const counted = filter.message_id !== undefined || filter.to !== undefined || filter.from_email !== undefined;
+      return { entries, total: counted && total > EXACT_COUNT_LIMIT ? { count: EXACT_COUNT_LIMIT, relation: 'gte' } : { count: total, relation: 'eq' } };
     },
   };
 }

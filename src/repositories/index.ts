@@ -17,6 +17,9 @@ import { createLogSearchRepository } from '../logs/log-search-repository.js';
 import { createCountersRepository } from '../stats/counters-repository.js';
 import { createMessageMimeRepository } from '../messages/message-mime-repository.js';
 import { createMessageDetailRepository } from '../messages/message-detail-repository.js';
+import { createUsersRepository } from '../people/users-repository.js';
+import { createSessionsRepository } from '../people/sessions-repository.js';
+import { createMembersRepository } from '../people/members-repository.js';
 
 function bind(db: Db, counters?: CounterDeltas) {
   return {
@@ -29,13 +32,16 @@ function bind(db: Db, counters?: CounterDeltas) {
     inboundReports: createInboundReportsRepository(db),
     logs: createLogsRepository(db, counters),
     logSearch: createLogSearchRepository(db),
+    members: createMembersRepository(db),
     messageDetail: createMessageDetailRepository(db),
     messageEvents: createMessageEventsRepository(db),
     messageMime: createMessageMimeRepository(db),
     messages: createMessagesRepository(db),
     suppressions: createSuppressionsRepository(db),
+    users: createUsersRepository(db),
     sandboxMessages: createSandboxMessagesRepository(db),
     serverSecrets: createServerSecretsRepository(db),
+    sessions: createSessionsRepository(db),
     webhookDeliveries: createWebhookDeliveriesRepository(db),
     webhooks: createWebhooksRepository(db),
   };

@@ -3,7 +3,8 @@ import { Type } from 'typebox';
 import { workspaceOf } from '../http/api-guard.js';
 import { ok } from '../http/envelope.js';
 
-const ApiKeyBody = Type.Object({ name: Type.String() }, { additionalProperties: false });
+/** Also the dashboard's (dashboard/): one rule for both ways in. */
+export const ApiKeyBody = Type.Object({ name: Type.String() }, { additionalProperties: false });
 const IdParams = Type.Object({ id: Type.String() });
 
 const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {

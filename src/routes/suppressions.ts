@@ -4,7 +4,8 @@ import { workspaceOf } from '../http/api-guard.js';
 import { ok } from '../http/envelope.js';
 import { SUPPRESSION_REASONS } from '../services/suppression-service.js';
 
-const SuppressionsQuery = Type.Object(
+/** Also the dashboard's (dashboard/): one rule for both ways in. */
+export const SuppressionsQuery = Type.Object(
   {
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
     offset: Type.Integer({ minimum: 0, default: 0 }),
@@ -13,7 +14,8 @@ const SuppressionsQuery = Type.Object(
   { additionalProperties: false },
 );
 // `reason` is checked by the service, which can say why only `manual` is accepted here.
-const SuppressionBody = Type.Object({ email: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: false });
+/** Also the dashboard's (dashboard/): one rule for both ways in. */
+export const SuppressionBody = Type.Object({ email: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: false });
 const EmailParams = Type.Object({ email: Type.String() });
 
 const suppressionRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { secretHash } from '../secret-token.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
 import type { Repositories, Store } from '../repositories/index.js';
@@ -30,10 +31,6 @@ export interface AuthenticatedKey {
   workspaceId: string;
 }
 
-function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
-}
-
 function lookupIdOf(key: string): string {
   return key.slice(KEY_PREFIX.length, KEY_PREFIX.length + LOOKUP_ID_LENGTH);
 }
@@ -53,7 +50,7 @@ export async function issueApiKey(repos: Repositories, workspaceId: string, rawN
     workspace_id: workspaceId,
     name,
     lookup_id: lookupIdOf(key),
-    key_hash: hashKey(key),
+    key_hash: secretHash(key),
     masked_key: maskKey(key),
     created_at: nowIso(),
     last_used_at: null,
@@ -81,7 +78,7 @@ export function createApiKeyService(store: Store) {
       const row = await store.apiKeys.findByLookupId(lookupIdOf(presented));
       if (!row) return null;
       // The secret part is checked by comparing hashes in constant time, so response timing says nothing about it.
-      if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hashKey(presented), 'hex'))) return null;
+      if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(secretHash(presented), 'hex'))) return null;
       const now = Date.now();
       if (!row.last_used_at || now - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS) {
         await store.apiKeys.touch(row.id, new Date(now).toISOString());

@@ -10,6 +10,7 @@ import { createHealthService } from './health-service.js';
 import { createLogService } from '../logs/log-service.js';
 import { createStatsService } from '../stats/stats-service.js';
 import { createMessageDetailService } from '../messages/message-detail-service.js';
+import { createMemberService, createSessionService, createSetupService, createUserService } from '../people/index.js';
 import { createMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { createSendService } from './send-service.js';
 import { createSuppressionService } from './suppression-service.js';
@@ -41,6 +42,10 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     suppressions: createSuppressionService(store),
     webhooks: createWebhookService(store, config, { resolveHost: options.resolveHost }),
     workspaces: createWorkspaceService(store),
+    users: createUserService(store),
+    sessions: createSessionService(store),
+    setup: createSetupService(store),
+    members: createMemberService(store),
     rateLimiter,
   };
 }

@@ -1,24 +1,31 @@
 import { ValidationError } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
-import type { Store } from '../repositories/index.js';
+import type { Repositories, Store } from '../repositories/index.js';
 import { issueApiKey } from './api-key-service.js';
 
 const MAX_WORKSPACE_NAME_LENGTH = 100;
+
+/** A workspace's name as given, trimmed, or the reason it is refused (naming the field as the caller calls it). */
+export function workspaceNameOf(rawName: string, field = 'name'): string {
+  const name = rawName.trim();
+  if (name === '' || name.length > MAX_WORKSPACE_NAME_LENGTH) throw new ValidationError(`${field} must be 1 to ${MAX_WORKSPACE_NAME_LENGTH} characters long`);
+  return name;
+}
+
+/** Writes a workspace and its first API key with the repositories of the caller's transaction. */
+export async function insertWorkspace(repos: Repositories, name: string): Promise<{ workspace_id: string; api_key: string }> {
+  const workspace = { id: newId('ws'), name, created_at: nowIso() };
+  await repos.workspaces.insert(workspace);
+  const key = await issueApiKey(repos, workspace.id, 'default');
+  return { workspace_id: workspace.id, api_key: key.key };
+}
 
 export function createWorkspaceService(store: Store) {
   return {
     /** A workspace and its first API key, together or not at all. */
     async create(rawName: string): Promise<{ workspace_id: string; api_key: string }> {
-      const name = rawName.trim();
-      if (name === '' || name.length > MAX_WORKSPACE_NAME_LENGTH) {
-        throw new ValidationError(`name must be 1 to ${MAX_WORKSPACE_NAME_LENGTH} characters long`);
-      }
-      return store.transaction(async (repos) => {
-        const workspace = { id: newId('ws'), name, created_at: nowIso() };
-        await repos.workspaces.insert(workspace);
-        const key = await issueApiKey(repos, workspace.id, 'default');
-        return { workspace_id: workspace.id, api_key: key.key };
-      });
+      const name = workspaceNameOf(rawName);
+      return store.transaction((repos) => insertWorkspace(repos, name));
     },
 
     /** Another key for an existing workspace, for an operator who lost every key. */

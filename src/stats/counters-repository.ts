@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { LogStatus, LogType } from '../db/schema.js';
 import { LOG_COUNT_COLUMNS } from '../repositories/log-count-columns.js';
-import { seriesJsonQuery, type Interval } from './series-json.js';
+import { seriesJson, type Interval } from './series-json.js';
 
 /** How many log entries of one (type, status) there are in some span. */
 export interface CounterRow {
@@ -62,8 +62,7 @@ export function createCountersRepository(db: Db) {
 
     /** The time series of the buckets starting at `starts` (consecutive, one interval apart), as the JSON text of its buckets (series-json.ts). */
     async seriesJson(workspaceId: string, starts: string[], interval: Interval): Promise<string> {
-      const { rows } = await seriesJsonQuery(db, workspaceId, starts, interval).execute(db);
-      return rows[0]?.series ?? '[]';
+      return seriesJson(db, workspaceId, starts, interval);
     },
 
     /**

@@ -14,25 +14,38 @@ export function mergeCounts(...parts: CounterRow[][]): CounterRow[] {
   return [...merged.values()];
 }
 
+/** What a range's counts are read from: its whole hours (either end open), and the spans of less than an hour at its ends. */
+export interface RangeParts {
+  hours: { from: string | undefined; to: string | undefined } | null;
+  spans: Array<[string, string]>;
+}
+
 /**
- * How many log entries created in `range` there are per (type, status), from
- * the counters alone where they can answer: the whole hours inside the range
- * from the hourly counts (one row per hour), and only the part
- * hours at its ends by counting entries, so the cost grows with the hours in
- * the range, not with the entries. Exact: the hourly counters move in the
- * transactions that write and move the entries, as the all-time ones do.
+ * The whole hours inside `range`, counted from the hourly counts, and the
+ * part hours at its ends, counted entry by entry: so the cost of a count
+ * grows with the hours in the range, not with the entries.
  */
-export async function countsInRange(repos: Pick<Repositories, 'counters'>, workspaceId: string, range: TimeRange): Promise<CounterRow[]> {
-  const { since, until } = range;
-  if (since === undefined && until === undefined) return repos.counters.totals(workspaceId);
+export function rangeParts({ since, until }: TimeRange): RangeParts {
   const firstWholeHour = since === undefined ? undefined : ceilTo(since, HOUR_MS);
   const endOfWholeHours = until === undefined ? undefined : floorTo(until, HOUR_MS);
-  // No whole hour inside (both ends in one hour, or in two adjacent ones): count the entries.
-  if (since !== undefined && until !== undefined && firstWholeHour! >= endOfWholeHours!) {
-    return repos.counters.entriesBetween(workspaceId, since, until);
-  }
-  const parts = [await repos.counters.hourlyTotals(workspaceId, firstWholeHour, endOfWholeHours)];
-  if (since !== undefined && since < firstWholeHour!) parts.push(await repos.counters.entriesBetween(workspaceId, since, firstWholeHour!));
-  if (until !== undefined && endOfWholeHours! < until) parts.push(await repos.counters.entriesBetween(workspaceId, endOfWholeHours!, until));
+  // No whole hour inside (both ends in one hour, or in two adjacent ones): only entries.
+  if (since !== undefined && until !== undefined && firstWholeHour! >= endOfWholeHours!) return { hours: null, spans: [[since, until]] };
+  const spans: Array<[string, string]> = [];
+  if (since !== undefined && since < firstWholeHour!) spans.push([since, firstWholeHour!]);
+  if (until !== undefined && endOfWholeHours! < until) spans.push([endOfWholeHours!, until]);
+  return { hours: { from: firstWholeHour, to: endOfWholeHours }, spans };
+}
+
+/**
+ * How many log entries created in `range` there are per (type, status), from
+ * the counts alone where they can answer (rangeParts). Exact: the hourly
+ * counts move in the transactions that write and move the entries, as the
+ * all-time ones do.
+ */
+export async function countsInRange(repos: Pick<Repositories, 'counters'>, workspaceId: string, range: TimeRange): Promise<CounterRow[]> {
+  if (range.since === undefined && range.until === undefined) return repos.counters.totals(workspaceId);
+  const { hours, spans } = rangeParts(range);
+  const parts = hours ? [await repos.counters.hourlyTotals(workspaceId, hours.from, hours.to)] : [];
+  for (const [since, until] of spans) parts.push(await repos.counters.entriesBetween(workspaceId, since, until));
   return mergeCounts(...parts);
 }

@@ -31,11 +31,25 @@ export async function startDnsServer(): Promise<TestDnsServer> {
     send(response);
   };
   // UDP first; answers over 512 octets are truncated there and resolvers retry over TCP on the same port.
-  const udp = dns2.createServer({ udp: true, handle });
-  await listen(udp, { udp: { port: 0, address: '127.0.0.1' } });
-  const { port } = (udp.addresses() as { udp: { port: number } }).udp;
-  const tcp = dns2.createServer({ tcp: true, handle });
-  await listen(tcp, { tcp: { port, address: '127.0.0.1' } });
+  // The port the system gives UDP may be taken for TCP (by a connection of a test running alongside,
+  // whose local port it is): then both are closed and another pair is tried.
+  for (let tries = 1; ; tries++) {
+    const udp = dns2.createServer({ udp: true, handle });
+    await listen(udp, { udp: { port: 0, address: '127.0.0.1' } });
+    const { port } = (udp.addresses() as { udp: { port: number } }).udp;
+    const tcp = dns2.createServer({ tcp: true, handle });
+    try {
+      await listen(tcp, { tcp: { port, address: '127.0.0.1' } });
+    } catch (error) {
+      await udp.close();
+      if ((error as { code?: string }).code === 'EADDRINUSE' && tries < 20) continue;
+      throw error;
+    }
+    return serverOn(port, udp, tcp, txt);
+  }
+}
+
+function serverOn(port: number, udp: ReturnType<typeof dns2.createServer>, tcp: ReturnType<typeof dns2.createServer>, txt: Map<string, string[]>): TestDnsServer {
   return {
     address: `127.0.0.1:${port}`,
     setTxt: (name, values) => txt.set(name.toLowerCase(), values),
@@ -47,8 +61,11 @@ export async function startDnsServer(): Promise<TestDnsServer> {
   };
 }
 
+/** Resolves once listening; rejects with the error a listen fails with (EADDRINUSE), which dns2 only emits. */
 async function listen(server: ReturnType<typeof dns2.createServer>, options: Parameters<ReturnType<typeof dns2.createServer>['listen']>[0]) {
-  const listening = new Promise<void>((resolve) => server.on('listening', () => resolve()));
-  await server.listen(options);
-  await listening;
+  const listening = new Promise<void>((resolve, reject) => {
+    server.once('listening', () => resolve());
+    server.once('error', reject);
+  });
+  await Promise.all([server.listen(options), listening]);
 }

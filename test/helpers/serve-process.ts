@@ -11,6 +11,8 @@ export function mailroomCommand(args: string[], env: Record<string, string>) {
 export interface ServeProcess {
   child: ChildProcess;
   base: string;
+  /** Everything it wrote to stdout and stderr so far. */
+  output(): string;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
 }
@@ -20,8 +22,8 @@ export async function startServe(env: Record<string, string>): Promise<ServeProc
   // No inbound receiver unless the test asks for one on a port of its own (its default, 2525, is shared).
   const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, INBOUND_SMTP_PORT: '0', ...env, PORT: '0', LOG_LEVEL: 'info' } });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let output = '';
   const port = await new Promise<number>((resolve, reject) => {
-    let output = '';
     const collect = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
@@ -34,6 +36,7 @@ export async function startServe(env: Record<string, string>): Promise<ServeProc
   return {
     child,
     base: `http://127.0.0.1:${port}`,
+    output: () => output,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       return exited;

@@ -1,0 +1,31 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ok } from '../http/envelope.js';
+import { DomainBody } from '../routes/domains.js';
+import { WorkspaceParams, workspaceIdOf } from './workspace-access.js';
+
+const DomainParams = Type.Object({ workspaceId: Type.String(), id: Type.String() });
+
+/** A workspace's sending domains, through the same service as /v1/domains: everyone reads; admins and developers add, verify and delete. */
+export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const domains = app.services.domains;
+  const base = '/workspaces/:workspaceId/domains';
+
+  app.get(base, { schema: { params: WorkspaceParams }, config: { ability: 'read' } }, async (request) => ok(await domains.list(workspaceIdOf(request))));
+
+  app.post(base, { schema: { params: WorkspaceParams, body: DomainBody }, config: { ability: 'configure' } }, async (request, reply) =>
+    reply.code(201).send(ok(await domains.add(workspaceIdOf(request), request.body.domain))),
+  );
+
+  app.get(`${base}/:id`, { schema: { params: DomainParams }, config: { ability: 'read' } }, async (request) =>
+    ok(await domains.get(workspaceIdOf(request), request.params.id)),
+  );
+
+  app.post(`${base}/:id/verify`, { schema: { params: DomainParams }, config: { ability: 'configure' } }, async (request) =>
+    ok(await domains.verify(workspaceIdOf(request), request.params.id)),
+  );
+
+  app.delete(`${base}/:id`, { schema: { params: DomainParams }, config: { ability: 'configure' } }, async (request) =>
+    ok(await domains.remove(workspaceIdOf(request), request.params.id)),
+  );
+};

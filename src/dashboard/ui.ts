@@ -1,0 +1,49 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import helmet from '@fastify/helmet';
+import fastifyStatic from '@fastify/static';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { withoutApiKeys } from '../http/api-guard.js';
+import { DASHBOARD_HELMET } from './security-headers.js';
+
+/** Where `npm run build:web` (run by `npm install`'s prepare) writes the UI. */
+export const WEB_DIST = join(import.meta.dirname, '..', '..', 'web', 'dist');
+
+/**
+ * The UI's pages (web/src/app: the paths App and Shell show), each answered
+ * with index.html so that its address can be reloaded or shared. Named one by
+ * one rather than caught by a wildcard, which would take /v1's unknown paths
+ * from the API guard and its 404 (test/dashboard-ui.test.ts checks the list).
+ */
+export const UI_PAGES = ['/', '/setup', '/domains', '/api-keys', '/suppressions', '/members', '/settings'] as const;
+
+/** Any query string: the pages read theirs in the browser (the setup link's token). */
+const AnyQuery = Type.Object({}, { additionalProperties: true });
+
+/**
+ * The dashboard's pages at `/`: the built files (hashed assets cached for a
+ * year, the page itself revalidated), and index.html at each of UI_PAGES. With
+ * the security headers of the dashboard's API. Without a build, a page
+ * answers 503 saying how to make one.
+ */
+export function dashboardUi(dist = WEB_DIST): FastifyPluginAsync {
+  return async (app) => {
+    withoutApiKeys(app);
+    await app.register(helmet, DASHBOARD_HELMET);
+    const built = existsSync(join(dist, 'index.html'));
+    if (built) {
+      await app.register(fastifyStatic, {
+        root: dist,
+        wildcard: false,
+        index: false,
+        setHeaders: (reply, path) => void reply.header('cache-control', path.startsWith(join(dist, 'assets')) ? 'public, max-age=31536000, immutable' : 'no-cache'),
+      });
+    }
+    const page = async (_request: FastifyRequest, reply: FastifyReply) => {
+      if (!built) return reply.code(503).type('text/plain; charset=utf-8').send('The dashboard is not built: run npm run build:web\n');
+      return reply.header('cache-control', 'no-cache').sendFile('index.html');
+    };
+    for (const path of UI_PAGES) app.get(path, { schema: { querystring: AnyQuery } }, page);
+  };
+}

@@ -1,0 +1,122 @@
+import { newSecretToken, secretHash } from '../secret-token.js';
+import { RateLimitError, UnauthorizedError, ValidationError } from '../errors.js';
+import type { Repositories, Store } from '../repositories/index.js';
+import { checkNewPassword, hashPassword, verifyPassword } from './password.js';
+
+const DAY_MS = 86_400_000;
+/** A session unused this long ends (issue 14). */
+export const SESSION_IDLE_MS = 7 * DAY_MS;
+/** A session ends this long after sign-in, used or not. */
+export const SESSION_LIFETIME_MS = 30 * DAY_MS;
+/** last_seen_at is written at most this often: not a write per request. */
+const TOUCH_EVERY_MS = 60_000;
+/** Failed sign-ins for one address from one client within LOCKOUT_WINDOW_MS that lock further tries with 429. */
+export const LOCKOUT_FAILURES = 10;
+export const LOCKOUT_WINDOW_MS = 15 * 60_000;
+
+/** The one answer to a wrong password and to an unknown address: it must not tell them apart. */
+export const SIGN_IN_REFUSED = 'Wrong e-mail address or password';
+export const SIGN_IN_LOCKED = 'Too many failed sign-ins for this address: try again later';
+
+/**
+ * A hash of a random password nobody knows, with the parameters real hashes
+ * have: an unknown address is checked against it, so that answering takes as
+ * long as for a wrong password.
+ */
+const NOBODY = '$scrypt$ln=15,r=8,p=3$B2G8S7y54DmhJrQOqHTBRA$mEoJftkTJma1On4pN2wECNdx9We2FTI3fpOiUZEKP34';
+
+
+export interface SignIn {
+  email: string;
+  password: string;
+  /** The client's address, for the lock-out. */
+  clientAddress: string;
+}
+
+export interface SignedIn {
+  /** For the cookie, once: the store keeps only its hash. */
+  token: string;
+  csrfToken: string;
+  user: { id: string; email: string };
+}
+
+export interface Session {
+  tokenHash: string;
+  userId: string;
+  csrfToken: string;
+}
+
+async function openSession(sessions: Repositories['sessions'], userId: string, at: Date): Promise<{ token: string; csrfToken: string }> {
+  const token = newSecretToken();
+  const csrfToken = newSecretToken();
+  await sessions.insert({ token_hash: secretHash(token), user_id: userId, csrf_token: csrfToken, created_at: at.toISOString(), last_seen_at: at.toISOString() });
+  return { token, csrfToken };
+}
+
+export function createSessionService(store: Store, now: () => Date = () => new Date()) {
+  return {
+    /**
+     * Checks the password and opens a session. An unknown address and a wrong
+     * password answer the same, after the same scrypt work; LOCKOUT_FAILURES
+     * of them for one address from one client within the window answer 429
+     * until the oldest leaves it, right password or not.
+     */
+    async signIn({ email, password, clientAddress }: SignIn): Promise<SignedIn> {
+      const address = email.trim().toLowerCase();
+      const at = now();
+      const windowStart = new Date(at.getTime() - LOCKOUT_WINDOW_MS).toISOString();
+      const failures = await store.sessions.failuresSince(address, clientAddress, windowStart);
+      if (failures.length >= LOCKOUT_FAILURES) {
+        const freedAt = Date.parse(failures[failures.length - LOCKOUT_FAILURES]!) + LOCKOUT_WINDOW_MS;
+        throw new RateLimitError(Math.max(1, Math.ceil((freedAt - at.getTime()) / 1000)), SIGN_IN_LOCKED);
+      }
+      const user = await store.users.findByEmail(address);
+      const matches = await verifyPassword(password, user?.password_hash ?? NOBODY);
+      if (!user || !matches) {
+        await store.sessions.recordFailure(address, clientAddress, at.toISOString(), windowStart);
+        throw new UnauthorizedError(SIGN_IN_REFUSED);
+      }
+      await store.sessions.clearFailures(address, clientAddress);
+      return { ...(await openSession(store.sessions, user.id, at)), user: { id: user.id, email: user.email } };
+    },
+
+    /** A session for a user who has just proved who they are another way (the first-run setup). */
+    async openFor(user: { id: string; email: string }): Promise<SignedIn> {
+      return { ...(await openSession(store.sessions, user.id, now())), user: { id: user.id, email: user.email } };
+    },
+
+    /** The session a token opens, if it has not ended; ending it (in the store too) when it has expired. */
+    async authenticate(token: string): Promise<Session | undefined> {
+      const tokenHash = secretHash(token);
+      const row = await store.sessions.find(tokenHash);
+      if (!row) return undefined;
+      const at = now().getTime();
+      if (at - Date.parse(row.created_at) >= SESSION_LIFETIME_MS || at - Date.parse(row.last_seen_at) >= SESSION_IDLE_MS) {
+        await store.sessions.delete(tokenHash);
+        return undefined;
+      }
+      if (at - Date.parse(row.last_seen_at) >= TOUCH_EVERY_MS) await store.sessions.touch(tokenHash, new Date(at).toISOString());
+      return { tokenHash, userId: row.user_id, csrfToken: row.csrf_token };
+    },
+
+    async signOut(session: Pick<Session, 'tokenHash'>): Promise<void> {
+      await store.sessions.delete(session.tokenHash);
+    },
+
+    /**
+     * Changes the signed-in user's password, given the current one, and ends
+     * every other session of theirs (a stolen cookie stops working); this one
+     * goes on.
+     */
+    async changePassword(session: Session, currentPassword: string, newPassword: string): Promise<{ endedSessions: number }> {
+      const user = await store.users.findById(session.userId);
+      if (!user || !(await verifyPassword(currentPassword, user.password_hash))) throw new ValidationError('current_password is not your password');
+      checkNewPassword(newPassword, 'new_password');
+      const passwordHash = await hashPassword(newPassword);
+      return store.transaction(async (repos) => {
+        await repos.users.setPasswordHash(user.id, passwordHash, now().toISOString());
+        return { endedSessions: await repos.sessions.deleteOthers(user.id, session.tokenHash) };
+      });
+    },
+  };
+}

@@ -1,0 +1,16 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/**
+ * How a secret handed to a client is kept: only its SHA-256 (hex), so that
+ * the store holds nothing that opens anything. The tokens are random (256
+ * bits for sessions and setup links, as many for API keys), so a plain hash
+ * is enough; a password-style slow hash would only slow every request.
+ */
+export function secretHash(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** 256 random bits, URL-safe: a session, CSRF or setup-link token. */
+export function newSecretToken(): string {
+  return randomBytes(32).toString('base64url');
+}

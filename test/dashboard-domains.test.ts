@@ -1,0 +1,64 @@
+/**
+ * A workspace's domains through the dashboard API (dashboard/domain-routes.ts), against a real DNS
+ * server on loopback: the same service as /v1/domains, the role checked on the server.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { MemberRole } from '../src/db/schema.js';
+import { dashboardRequest, dashboardSignIn } from './helpers/dashboard-client.js';
+import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
+import { createTestApp, type TestApp } from './helpers/test-app.js';
+
+const PASSWORD = 'correct horse 7';
+
+describe('domains in the dashboard API', () => {
+  let t: TestApp;
+  let dns: TestDnsServer;
+  let round = 0;
+  before(async () => {
+    dns = await startDnsServer();
+    t = await createTestApp({ DNS_SERVERS: dns.address });
+  });
+  after(async () => {
+    await t.close();
+    await dns.close();
+  });
+
+  async function member(role: MemberRole) {
+    const email = `${role}${++round}@example.com`;
+    await t.services.users.create({ email, password: PASSWORD, workspaceId: t.workspaceId, role });
+    return dashboardSignIn(t, email, PASSWORD);
+  }
+  const domains = `/workspaces/${'WS'}/domains`;
+  const path = (suffix = '') => `${domains.replace('WS', t.workspaceId)}${suffix}`;
+
+  it('adds a domain with its records, verifies it once the DKIM record is published, and deletes it', async () => {
+    const dev = await member('developer');
+    const added = await dashboardRequest(t, 'POST', path(), { ...dev, body: { domain: 'news.acme.example' } });
+    assert.equal(added.statusCode, 201, added.body);
+    const domain = added.json().data;
+    assert.equal(domain.status, 'pending');
+    const dkim = domain.records.find((r: { purpose: string }) => r.purpose === 'dkim');
+
+    const early = (await dashboardRequest(t, 'POST', path(`/${domain.id}/verify`), dev)).json().data;
+    assert.equal(early.status, 'pending');
+    assert.match(early.error, /No DKIM record found/);
+    dns.setTxt(dkim.name, [dkim.value]);
+    const verified = (await dashboardRequest(t, 'POST', path(`/${domain.id}/verify`), dev)).json().data;
+    assert.deepEqual([verified.status, verified.error], ['verified', null]);
+    assert.equal((await t.call('GET', `/v1/domains/${domain.id}`)).json().data.status, 'verified', 'the same domain /v1 sees');
+
+    const deleted = await dashboardRequest(t, 'DELETE', path(`/${domain.id}`), dev);
+    assert.deepEqual(deleted.json().data, { id: domain.id, deleted: true });
+  });
+
+  it("lets a viewer read domains but not add, verify or delete one; another workspace's answer 404", async () => {
+    const viewer = await member('viewer');
+    assert.equal((await dashboardRequest(t, 'GET', path(), viewer)).statusCode, 200);
+    const forged = await dashboardRequest(t, 'POST', path(), { ...viewer, body: { domain: 'x.acme.example' } });
+    assert.deepEqual([forged.statusCode, forged.json().error], [403, 'A viewer of this workspace cannot do this']);
+    const other = await t.newWorkspace();
+    const res = await dashboardRequest(t, 'GET', `/workspaces/${other.workspaceId}/domains`, viewer);
+    assert.deepEqual([res.statusCode, res.json().error], [404, 'Workspace not found']);
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * `mailroom user create` as a real process: the password piped in with
+ * --password-stdin, or typed at a real terminal (util-linux's `script` gives
+ * the command a pseudo-terminal; the test answers each prompt once it shows).
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../src/config.js';
+import { verifyPassword } from '../src/people/index.js';
+import { createStore } from '../src/repositories/index.js';
+import { openMigratedDatabase } from '../src/server.js';
+import { mailroomCommand } from './helpers/serve-process.js';
+import { freshStore, type FreshStore } from './helpers/test-store.js';
+import { waitFor } from './helpers/wait-for.js';
+
+const BIN = join(import.meta.dirname, '..', 'bin', 'mailroom.js');
+const PASSWORD = 'a long enough one';
+
+describe('mailroom user create', () => {
+  let store: FreshStore;
+  let workspaceId: string;
+  before(async () => {
+    store = await freshStore();
+    const created = mailroomCommand(['workspace', 'create', '--name', 'People', '--json'], store.env);
+    workspaceId = JSON.parse(created.stdout).workspace_id;
+  });
+  after(() => store.drop());
+
+  const userCreate = (args: string[], input: string) =>
+    spawnSync(process.execPath, [BIN, 'user', 'create', ...args], { env: { ...process.env, ...store.env }, input, encoding: 'utf8' });
+
+  async function storedUser(email: string) {
+    const db = await openMigratedDatabase(loadConfig({ ...store.env, LOG_LEVEL: 'silent' }));
+    try {
+      const repos = createStore(db);
+      const user = await repos.users.findByEmail(email);
+      return user && { ...user, memberships: await repos.users.membershipsOf(user.id) };
+    } finally {
+      await db.destroy();
+    }
+  }
+
+  it('creates an admin of a workspace from a password on standard input, and prints it as JSON', async () => {
+    const res = userCreate(['--email', 'ada@example.com', '--password-stdin', '--workspace', workspaceId, '--role', 'admin', '--json'], `${PASSWORD}\n`);
+    assert.equal(res.status, 0, res.stderr);
+    const printed = JSON.parse(res.stdout);
+    assert.deepEqual(printed, { id: printed.id, email: 'ada@example.com', memberships: [{ workspace_id: workspaceId, role: 'admin' }] });
+    const user = await storedUser('ada@example.com');
+    assert.equal(user?.id, printed.id);
+    assert.deepEqual(user?.memberships, [{ workspace_id: workspaceId, role: 'admin' }]);
+    assert.equal(await verifyPassword(PASSWORD, user!.password_hash), true, 'the final line break is not part of the password');
+  });
+
+  it('says what is wrong, with status 1, for a taken address or a short password, and 2 for a usage mistake', () => {
+    const taken = userCreate(['--email', 'ADA@example.com', '--password-stdin'], PASSWORD);
+    assert.deepEqual([taken.status, taken.stderr], [1, 'mailroom: A user with the e-mail address ADA@example.com exists\n']);
+    const short = userCreate(['--email', 'bob@example.com', '--password-stdin'], 'too short\n');
+    assert.deepEqual([short.status, short.stderr], [1, 'mailroom: password must be at least 10 characters long\n']);
+    const noEmail = userCreate(['--password-stdin'], PASSWORD);
+    assert.deepEqual([noEmail.status, noEmail.stderr], [2, 'mailroom: --email is required\n']);
+    // Standard input that is not a terminal, without --password-stdin: nothing to ask on.
+    const noTerminal = userCreate(['--email', 'bob@example.com'], PASSWORD);
+    assert.deepEqual([noTerminal.status, noTerminal.stderr], [2, 'mailroom: No terminal to ask for the password on: pipe it in with --password-stdin\n']);
+  });
+
+  /** Runs `user create` at a pseudo-terminal, typing each answer once its prompt has shown; resolves with the exit status and all the terminal showed. */
+  async function atTerminal(args: string[], answers: string[]): Promise<{ status: number | null; screen: string }> {
+    const command = [process.execPath, BIN, 'user', 'create', ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { env: { ...process.env, ...store.env } });
+    let screen = '';
+    child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const prompts = ['Password: ', 'Repeat the password: '];
+    for (const [i, answer] of answers.entries()) {
+      await waitFor(() => screen.split(prompts[i]!).length > 1, `the prompt ${JSON.stringify(prompts[i])}`);
+      child.stdin.write(`${answer}\r`);
+    }
+    return { status: await exited, screen };
+  }
+
+  it('asks for the password twice at a terminal, without showing it, and creates the user', async () => {
+    const { status, screen } = await atTerminal(['--email', 'grace@example.com', '--workspace', workspaceId, '--role', 'viewer'], [PASSWORD, PASSWORD]);
+    assert.equal(status, 0, screen);
+    assert.match(screen, /User usr_[0-9a-z]{26} \(grace@example\.com\) created, viewer of ws_/);
+    assert.ok(!screen.includes(PASSWORD), `the password never appears on the terminal:\n${screen}`);
+    assert.equal(await verifyPassword(PASSWORD, (await storedUser('grace@example.com'))!.password_hash), true);
+  });
+
+  it('refuses two different answers at the terminal, and creates no one', async () => {
+    const { status, screen } = await atTerminal(['--email', 'linus@example.com'], [PASSWORD, `${PASSWORD}!`]);
+    assert.equal(status, 2, screen);
+    assert.match(screen, /The two passwords differ/);
+    assert.equal(await storedUser('linus@example.com'), undefined);
+  });
+});

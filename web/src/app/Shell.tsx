@@ -1,0 +1,109 @@
+import { useState } from 'react';
+import { CopyButton } from '../components/CopyButton';
+import { ApiKeysPage } from '../features/api-keys/ApiKeysPage';
+import { DomainsPage } from '../features/domains/DomainsPage';
+import { MembersPage } from '../features/members/MembersPage';
+import { SettingsPage } from '../features/settings/SettingsPage';
+import { SuppressionsPage } from '../features/suppressions/SuppressionsPage';
+import { navigate } from '../lib/router';
+import { signOut, type SessionInfo } from '../lib/session';
+
+/** The signed-in frame: the workspace switcher, navigation, the page, sign-out. Pages of later issues slot into NAV. */
+const NAV = [
+  { path: '/domains', label: 'Domains' },
+  { path: '/api-keys', label: 'API keys' },
+  { path: '/suppressions', label: 'Suppressions' },
+  { path: '/members', label: 'Members' },
+  { path: '/settings', label: 'Settings' },
+] as const;
+
+interface ShellProps {
+  session: SessionInfo;
+  path: string;
+  onSignedOut: () => void;
+  /** The session with a workspace more (one just created). */
+  onSessionChanged: (session: SessionInfo) => void;
+  apiKey?: string | undefined;
+}
+
+export function Shell({ session, path, onSignedOut, onSessionChanged, apiKey: firstKey }: ShellProps) {
+  const [workspaceId, setWorkspaceId] = useState(session.workspaces[0]?.id ?? '');
+  const [apiKey, setApiKey] = useState(firstKey);
+  const current = NAV.find((n) => path === n.path) ?? NAV[NAV.length - 1]!;
+  const workspace = session.workspaces.find((w) => w.id === workspaceId);
+
+  async function leave() {
+    await signOut().catch(() => undefined);
+    onSignedOut();
+  }
+
+  return (
+    <div className="shell">
+      <header className="topbar">
+        <span className="brand">Mailroom</span>
+        {session.workspaces.length > 0 && (
+          <label className="switcher">
+            <span>Workspace</span>
+            <select value={workspaceId} onChange={(e) => setWorkspaceId(e.target.value)}>
+              {session.workspaces.map((w) => (
+                <option key={w.id} value={w.id}>
+                  {w.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <span className="who">{session.user.email}</span>
+        <button type="button" className="link" onClick={leave}>
+          Sign out
+        </button>
+      </header>
+      <nav className="sidenav" aria-label="Main">
+        {NAV.map((n) => (
+          <a
+            key={n.path}
+            href={n.path}
+            aria-current={n === current ? 'page' : undefined}
+            onClick={(e) => {
+              e.preventDefault();
+              navigate(n.path);
+            }}
+          >
+            {n.label}
+          </a>
+        ))}
+      </nav>
+      <main className="content">
+        {apiKey && (
+          <section className="card notice-card" aria-labelledby="key-title">
+            <h2 id="key-title">The workspace's first API key</h2>
+            <p>It is shown only now: copy it somewhere safe.</p>
+            <div className="secret-row">
+              <code className="secret">{apiKey}</code>
+              <CopyButton value={apiKey} />
+            </div>
+          </section>
+        )}
+        {current.path === '/domains' && workspace && <DomainsPage key={workspace.id} workspaceId={workspace.id} role={workspace.role} />}
+        {current.path === '/domains' && !workspace && <p className="muted">You are not a member of any workspace yet.</p>}
+        {current.path === '/api-keys' && workspace && <ApiKeysPage key={workspace.id} workspaceId={workspace.id} role={workspace.role} />}
+        {current.path === '/api-keys' && !workspace && <p className="muted">You are not a member of any workspace yet.</p>}
+        {current.path === '/suppressions' && workspace && <SuppressionsPage key={workspace.id} workspaceId={workspace.id} role={workspace.role} />}
+        {current.path === '/suppressions' && !workspace && <p className="muted">You are not a member of any workspace yet.</p>}
+        {current.path === '/members' && workspace && <MembersPage key={workspace.id} workspaceId={workspace.id} role={workspace.role} userId={session.user.id} />}
+        {current.path === '/members' && !workspace && <p className="muted">You are not a member of any workspace yet.</p>}
+        {current.path === '/settings' && (
+          <SettingsPage
+            session={session}
+            workspaceId={workspaceId}
+            onWorkspaceCreated={(created) => {
+              onSessionChanged({ ...session, workspaces: [...session.workspaces, { id: created.id, name: created.name, role: created.role }] });
+              setWorkspaceId(created.id);
+              setApiKey(created.api_key);
+            }}
+          />
+        )}
+      </main>
+    </div>
+  );
+}

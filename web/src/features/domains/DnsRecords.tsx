@@ -1,0 +1,75 @@
+import { CopyButton } from '../../components/CopyButton';
+
+export interface DomainDetail {
+  id: string;
+  domain: string;
+  status: 'pending' | 'verified' | 'failed';
+  verified_at: string | null;
+  last_checked_at: string | null;
+  /** Why the last verification did not succeed; null once verified. */
+  error: string | null;
+  records: Array<{ type: string; name: string; value: string; priority?: number; purpose: string }>;
+}
+
+const PURPOSE: Record<string, string> = {
+  dkim: 'DKIM signature key (checked by Verify)',
+  spf: 'SPF for the domain',
+  return_path_mx: 'Bounces and complaints come back here',
+  return_path_spf: 'SPF for the return path',
+  dmarc: 'DMARC policy',
+};
+
+/** The records a domain needs, each value with a copy button, and its verification. */
+export function DnsRecords({ domain, canChange, onVerify, onClose }: { domain: DomainDetail; canChange: boolean; onVerify: () => void; onClose: () => void }) {
+  return (
+    <section className="card wide" aria-labelledby="records-title">
+      <h2 id="records-title">DNS records of {domain.domain}</h2>
+      <p>
+        Status: <span className={`badge badge-${domain.status}`}>{domain.status}</span>
+        {domain.verified_at && <span className="muted"> since {new Date(domain.verified_at).toLocaleString()}</span>}
+      </p>
+      {domain.error && (
+        <p className="form-error" role="alert">
+          {domain.error}
+        </p>
+      )}
+      <table className="table records">
+        <thead>
+          <tr>
+            <th scope="col">Type</th>
+            <th scope="col">Name</th>
+            <th scope="col">Value</th>
+            <th scope="col">For</th>
+          </tr>
+        </thead>
+        <tbody>
+          {domain.records.map((r) => (
+            <tr key={`${r.purpose}-${r.name}`}>
+              <td data-label="Type">{r.type}</td>
+              <td data-label="Name">
+                <code>{r.name}</code>
+              </td>
+              <td data-label="Value">
+                <span className="value-row">
+                  <code className="record-value">{r.priority !== undefined ? `${r.priority} ${r.value}` : r.value}</code>
+                  <CopyButton value={r.value} label={`Copy`} />
+                </span>
+              </td>
+              <td data-label="For">{PURPOSE[r.purpose] ?? r.purpose}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="action-row">
+        {canChange && (
+          <button type="button" className="primary" onClick={onVerify}>
+            Verify
+          </button>
+        )}
+        <button type="button" className="link" onClick={onClose}>
+          Close
+        </button>
+      </div>
+    </section>
+  );
+}
