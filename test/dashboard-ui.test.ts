@@ -6,81 +6,38 @@
  * it is set (for a person to look at).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { UI_PAGES } from '../src/dashboard/ui.js';
+import { launchBrowser, unexpectedProblems, type TestBrowser } from './helpers/browser.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { startServe, type ServeProcess } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const SCREENSHOTS = process.env.MAILROOM_SCREENSHOTS;
 const PASSWORD = 'first admin password';
-/** axe-core's source, run in the page (through the DevTools protocol, which the page's CSP does not govern). */
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe('the dashboard in Chromium', () => {
   let store: FreshStore;
   let server: ServeProcess;
   let dns: TestDnsServer;
-  let browser: Browser;
-  let profile: string;
+  let chromium: TestBrowser;
   let page: Page;
-  const problems: string[] = [];
-  /** Serious and critical axe-core violations, per page looked at. */
-  const inaccessible: string[] = [];
+  const shoot = (name: string) => chromium.shoot(name);
 
   before(async () => {
     store = await freshStore();
     dns = await startDnsServer();
     server = await startServe({ ...store.env, DNS_SERVERS: dns.address });
-    profile = mkdtempSync(join(tmpdir(), 'mailroom-chromium-'));
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...ARGS, `--user-data-dir=${profile}`].filter((a) => !a.startsWith('--user-data-dir')) });
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    // Anything the page logs as an error (a CSP refusal, a failed script) fails the test at the end.
-    page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
-    page.on('pageerror', (error) => problems.push(error.message));
+    chromium = await launchBrowser();
+    page = chromium.page;
   });
   after(async () => {
-    await browser?.close();
+    await chromium?.close();
     await server?.stop();
     await dns?.close();
     await store?.drop();
-    rmSync(profile, { recursive: true, force: true });
   });
-
-  /** axe-core on the page as it stands: serious and critical violations are kept for the last test. */
-  async function audit(name: string) {
-    await page.evaluate(AXE);
-    const { checked, violations } = await page.evaluate(async () => {
-      type Rule = { id: string; impact: string; nodes: unknown[] };
-      const result = await (window as unknown as { axe: { run(): Promise<{ passes: Rule[]; violations: Rule[] }> } }).axe.run();
-      return {
-        checked: result.passes.length,
-        violations: result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}, ${v.nodes.length})`),
-      };
-    });
-    assert.ok(checked > 10, `axe-core ran its rules on ${name} (${checked} passed)`);
-    inaccessible.push(...violations.map((v) => `${name}: ${v}`));
-  }
-
-  async function shoot(name: string) {
-    await audit(name);
-    if (!SCREENSHOTS) return;
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    for (const width of [1440, 390]) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
-    }
-    await page.setViewportSize({ width: 1440, height: 900 });
-  }
 
   it('serves every page of the UI with its security headers, and nothing from elsewhere', async () => {
     for (const path of UI_PAGES) {
@@ -244,11 +201,11 @@ describe('the dashboard in Chromium', () => {
   });
 
   it('passes axe-core on every page it looked at, with no serious or critical violation', () => {
-    assert.deepEqual(inaccessible, []);
+    assert.deepEqual(chromium.inaccessible, []);
   });
 
   it('logged no error in the browser (no CSP refusal, no failed script)', () => {
     // The API's 401 (signed out), 400 (the short password) and 409 (the last admin) answers are the test's own doing; anything else is not.
-    assert.deepEqual(problems.filter((p) => !/the server responded with a status of (401|400|409)/.test(p)), []);
+    assert.deepEqual(unexpectedProblems(chromium.problems, [401, 400, 409]), []);
   });
 });

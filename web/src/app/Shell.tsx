@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type ComponentType } from 'react';
 import { CopyButton } from '../components/CopyButton';
 import { ApiKeysPage } from '../features/api-keys/ApiKeysPage';
 import { DomainsPage } from '../features/domains/DomainsPage';
@@ -6,16 +6,26 @@ import { MembersPage } from '../features/members/MembersPage';
 import { SettingsPage } from '../features/settings/SettingsPage';
 import { SuppressionsPage } from '../features/suppressions/SuppressionsPage';
 import { navigate } from '../lib/router';
-import { signOut, type SessionInfo } from '../lib/session';
+import { signOut, type SessionInfo, type WorkspacePageProps } from '../lib/session';
 
-/** The signed-in frame: the workspace switcher, navigation, the page, sign-out. Pages of later issues slot into NAV. */
-const NAV = [
-  { path: '/domains', label: 'Domains' },
-  { path: '/api-keys', label: 'API keys' },
-  { path: '/suppressions', label: 'Suppressions' },
-  { path: '/members', label: 'Members' },
-  { path: '/settings', label: 'Settings' },
-] as const;
+/**
+ * The signed-in frame's navigation: each page of a workspace, in order. A page
+ * of a later issue is one more row here and one more path in src/dashboard/ui.ts.
+ */
+interface NavEntry {
+  path: string;
+  label: string;
+  /** A page of the chosen workspace; Settings, which is not, has none. */
+  Page?: ComponentType<WorkspacePageProps>;
+}
+const SETTINGS: NavEntry = { path: '/settings', label: 'Settings' };
+const NAV: NavEntry[] = [
+  { path: '/domains', label: 'Domains', Page: DomainsPage },
+  { path: '/api-keys', label: 'API keys', Page: ApiKeysPage },
+  { path: '/suppressions', label: 'Suppressions', Page: SuppressionsPage },
+  { path: '/members', label: 'Members', Page: MembersPage },
+  SETTINGS,
+];
 
 interface ShellProps {
   session: SessionInfo;
@@ -29,7 +39,8 @@ interface ShellProps {
 export function Shell({ session, path, onSignedOut, onSessionChanged, apiKey: firstKey }: ShellProps) {
   const [workspaceId, setWorkspaceId] = useState(session.workspaces[0]?.id ?? '');
   const [apiKey, setApiKey] = useState(firstKey);
-  const current = NAV.find((n) => path === n.path) ?? NAV[NAV.length - 1]!;
+  const current = NAV.find((n) => path === n.path) ?? SETTINGS;
+  const Page = current.Page;
   const workspace = session.workspaces.find((w) => w.id === workspaceId);
 
   async function leave() {
@@ -84,15 +95,9 @@ export function Shell({ session, path, onSignedOut, onSessionChanged, apiKey: fi
             </div>
           </section>
         )}
-        {current.path === '/domains' && workspace && <DomainsPage key={workspace.id} workspaceId={workspace.id} role={workspace.role} />}
-        {current.path === '/domains' && !workspace && <p className="muted">You are not a member of any workspace yet.</p>}
-        {current.path === '/api-keys' && workspace && <ApiKeysPage key={workspace.id} workspaceId={workspace.id} role={workspace.role} />}
-        {current.path === '/api-keys' && !workspace && <p className="muted">You are not a member of any workspace yet.</p>}
-        {current.path === '/suppressions' && workspace && <SuppressionsPage key={workspace.id} workspaceId={workspace.id} role={workspace.role} />}
-        {current.path === '/suppressions' && !workspace && <p className="muted">You are not a member of any workspace yet.</p>}
-        {current.path === '/members' && workspace && <MembersPage key={workspace.id} workspaceId={workspace.id} role={workspace.role} userId={session.user.id} />}
-        {current.path === '/members' && !workspace && <p className="muted">You are not a member of any workspace yet.</p>}
-        {current.path === '/settings' && (
+        {Page && workspace && <Page key={workspace.id} workspaceId={workspace.id} role={workspace.role} userId={session.user.id} />}
+        {Page && !workspace && <p className="muted">You are not a member of any workspace yet.</p>}
+        {current === SETTINGS && (
           <SettingsPage
             session={session}
             workspaceId={workspaceId}

@@ -1,6 +1,14 @@
 import { api, setCsrfToken } from './api';
 
 export type Role = 'admin' | 'developer' | 'viewer';
+
+/** What each page of a workspace is given by the shell. */
+export interface WorkspacePageProps {
+  workspaceId: string;
+  role: Role;
+  /** The signed-in user. */
+  userId: string;
+}
 export interface SessionInfo {
   user: { id: string; email: string };
   csrf_token: string;

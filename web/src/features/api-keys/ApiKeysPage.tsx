@@ -4,7 +4,7 @@ import { CopyButton } from '../../components/CopyButton';
 import { FormError } from '../../components/FormError';
 import { OneFieldForm } from '../../components/OneFieldForm';
 import { api } from '../../lib/api';
-import type { Role } from '../../lib/session';
+import type { WorkspacePageProps } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
 
 interface ApiKey {
@@ -18,7 +18,7 @@ interface ApiKey {
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'Never');
 
 /** A workspace's API keys: everyone sees them masked; admins and developers create (the key shown once) and delete. */
-export function ApiKeysPage({ workspaceId, role }: { workspaceId: string; role: Role }) {
+export function ApiKeysPage({ workspaceId, role }: WorkspacePageProps) {
   const canChange = role !== 'viewer';
   const [created, setCreated] = useState<{ name: string; key: string }>();
   const path = `/workspaces/${workspaceId}/api-keys`;

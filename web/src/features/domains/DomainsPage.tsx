@@ -3,7 +3,7 @@ import { ConfirmButton } from '../../components/ConfirmButton';
 import { FormError } from '../../components/FormError';
 import { OneFieldForm } from '../../components/OneFieldForm';
 import { api } from '../../lib/api';
-import type { Role } from '../../lib/session';
+import type { WorkspacePageProps } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
 import { DnsRecords, type DomainDetail } from './DnsRecords';
 
@@ -15,7 +15,7 @@ interface DomainSummary {
 }
 
 /** A workspace's sending domains: add one, publish its records (each with a copy button), verify, delete. */
-export function DomainsPage({ workspaceId, role }: { workspaceId: string; role: Role }) {
+export function DomainsPage({ workspaceId, role }: WorkspacePageProps) {
   const canChange = role !== 'viewer';
   const path = `/workspaces/${workspaceId}/domains`;
   const [open, setOpen] = useState<DomainDetail>();

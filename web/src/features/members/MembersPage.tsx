@@ -1,7 +1,7 @@
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { FormError } from '../../components/FormError';
 import { api } from '../../lib/api';
-import type { Role } from '../../lib/session';
+import type { Role, WorkspacePageProps } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
 
 interface Member {
@@ -14,7 +14,7 @@ interface Member {
 const ROLES: Role[] = ['admin', 'developer', 'viewer'];
 
 /** Who is in the workspace; admins change roles and remove members (never the last admin: the server says so). */
-export function MembersPage({ workspaceId, role, userId }: { workspaceId: string; role: Role; userId: string }) {
+export function MembersPage({ workspaceId, role, userId }: WorkspacePageProps) {
   const isAdmin = role === 'admin';
   const path = `/workspaces/${workspaceId}/members`;
   const { data: members, error, change: act } = useResource<Member[]>(path);

@@ -4,7 +4,7 @@ import { Field } from '../../components/Field';
 import { FormError } from '../../components/FormError';
 import { OneFieldForm } from '../../components/OneFieldForm';
 import { ApiError, api } from '../../lib/api';
-import type { Role } from '../../lib/session';
+import type { WorkspacePageProps } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
 
 interface Suppression {
@@ -18,7 +18,7 @@ const PAGE = 50;
 const REASON: Record<Suppression['reason'], string> = { hard_bounce: 'Hard bounce', complaint: 'Complaint', manual: 'Added by hand' };
 
 /** The addresses mail is not sent to: look one up, list them by reason, add by hand, remove. */
-export function SuppressionsPage({ workspaceId, role }: { workspaceId: string; role: Role }) {
+export function SuppressionsPage({ workspaceId, role }: WorkspacePageProps) {
   const canChange = role !== 'viewer';
   const path = `/workspaces/${workspaceId}/suppressions`;
   const [reason, setReason] = useState('');
