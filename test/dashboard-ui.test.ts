@@ -154,9 +154,14 @@ describe('the dashboard in Chromium', () => {
     const unpublished = page.locator('section[aria-labelledby="records-title"]').getByRole('alert');
     await unpublished.waitFor();
     assert.match((await unpublished.textContent())!, /No DKIM record found|DNS lookup/, 'not verified before the record is published');
+    assert.equal(await dkim.locator('td[data-label="Found"]').textContent(), 'Not found');
     dns.setTxt(name, [value]);
+    dns.setTxt('mail.acme.example', ['v=spf1 include:_spf.elsewhere.example -all']);
     await page.getByRole('button', { name: 'Verify' }).click();
-    await page.locator('section[aria-labelledby="records-title"] .badge-verified').waitFor();
+    await dkim.locator('td[data-label="Found"]').getByText('Matches').waitFor();
+    const spf = rows.filter({ hasText: 'SPF for the domain' }).locator('td[data-label="Found"]');
+    assert.match((await spf.textContent())!, /^Differs Published: v=spf1 include:_spf\.elsewhere\.example -all$/, 'what is published instead is shown');
+    await page.locator('section[aria-labelledby="records-title"] .badge-verified').first().waitFor();
     await page.getByRole('row', { name: /mail\.acme\.example.*verified/ }).waitFor();
     await shoot('domains');
   });

@@ -146,6 +146,38 @@ describe('domains', () => {
       assert.deepEqual(send.json().data.status, 'sent');
     });
 
+    it('answers, for every record, whether it was found and whether what is published does its job', async () => {
+      const created = (await add('checked.example')).json().data;
+      type Checked = { purpose: string; name: string; value: string; check: { found: boolean; matches: boolean; values: string[]; error?: string } };
+      const checks = async () =>
+        Object.fromEntries(((await t.call('POST', `/v1/domains/${created.id}/verify`)).json().data.records as Checked[]).map((r) => [r.purpose, r.check]));
+      const record = (purpose: string) => (created.records as Checked[]).find((r) => r.purpose === purpose)!;
+      const missing = { found: false, matches: false, values: [] };
+      assert.deepEqual(await checks(), { dkim: missing, spf: missing, return_path_mx: missing, return_path_spf: missing, dmarc: missing });
+
+      // SPF that allows Mailroom's host among others, with a stricter catch-all, does the job; a second SPF policy breaks SPF.
+      const mailHost = record('return_path_mx').value;
+      const ownSpf = `v=spf1 include:_spf.other.example a:${mailHost.toUpperCase()} -all`;
+      dns.setTxt('checked.example', ['google-site-verification=abc', ownSpf]);
+      dns.setTxt(record('return_path_spf').name, [ownSpf, 'v=spf1 -all']);
+      dns.setMx(record('return_path_mx').name, [{ exchange: 'mx.other.example', priority: 5 }]);
+      dns.setTxt(record('dmarc').name, ['v=DMARC1; p=reject']);
+      dns.setTxt(record('dkim').name, [dkimOf((await add('other-key.example')).json().data.records).value]);
+      const mixed = await checks();
+      assert.deepEqual(mixed.spf, { found: true, matches: true, values: [ownSpf] }, 'the unrelated TXT record is not counted');
+      assert.deepEqual(mixed.return_path_spf, { found: true, matches: false, values: [ownSpf, 'v=spf1 -all'] });
+      assert.deepEqual(mixed.return_path_mx, { found: true, matches: false, values: ['mx.other.example'] });
+      assert.deepEqual(mixed.dmarc, { found: true, matches: true, values: ['v=DMARC1; p=reject'] }, "any one DMARC policy: Mailroom's is a suggestion");
+      assert.equal(mixed.dkim.found && !mixed.dkim.matches, true);
+
+      dns.setMx(record('return_path_mx').name, [{ exchange: 'mx.other.example', priority: 5 }, { exchange: mailHost, priority: 10 }]);
+      dns.setTxt(record('return_path_spf').name, [record('return_path_spf').value]);
+      dns.setTxt(record('dkim').name, [record('dkim').value]);
+      const all = await checks();
+      assert.deepEqual(Object.entries(all).filter(([, c]) => !c.matches), [], 'every record found and matching');
+      assert.equal((await t.call('GET', `/v1/domains/${created.id}`)).json().data.status, 'verified');
+    });
+
     it('keeps the status when the DNS server cannot be reached', async () => {
       const created = (await add('flaky.example')).json().data;
       dns.setTxt(dkimOf(created.records).name, [dkimOf(created.records).value]);
@@ -157,6 +189,7 @@ describe('domains', () => {
         const { data } = res.json();
         assert.equal(data.status, 'verified');
         assert.match(data.error, /^DNS lookup of mr[0-9a-f]{10}\._domainkey\.flaky\.example failed \(ECONNREFUSED\); try again later$/);
+        for (const r of data.records) assert.match(r.check.error, /failed \(ECONNREFUSED\)$/, `${r.purpose}: unknown, not missing`);
       } finally {
         await unreachable.app.close();
         await unreachable.db.destroy();

@@ -6,14 +6,15 @@ const DNS_TRIES = 2;
 /** A verify request waits at most this long for DNS, however many resolvers are configured. */
 export const DNS_LOOKUP_DEADLINE_MS = 3000;
 
-export type TxtLookup =
+/** What a look-up found: TXT values (each record's strings joined) or MX exchanges. */
+export type DnsLookup =
   | { kind: 'found'; records: string[] }
   | { kind: 'not-found' }
   | { kind: 'error'; code: string };
 
 const NOT_FOUND_CODES = new Set(['ENOTFOUND', 'ENODATA']);
 
-/** TXT look-ups against the configured resolvers (`DNS_SERVERS`), or the system's. */
+/** TXT and MX look-ups against the configured resolvers (`DNS_SERVERS`), or the system's. */
 export function createDnsVerifier(servers: string[]) {
   // A resolver per look-up: cancelling one at its deadline must not cancel the others'.
   function newResolver(): Resolver {
@@ -22,33 +23,33 @@ export function createDnsVerifier(servers: string[]) {
     return resolver;
   }
 
-  async function lookup(resolver: Resolver, name: string): Promise<TxtLookup> {
+  async function lookup(name: string, query: (resolver: Resolver) => Promise<string[]>): Promise<DnsLookup> {
+    const resolver = newResolver();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<DnsLookup>((resolve) => {
+      timer = setTimeout(() => {
+        resolver.cancel();
+        resolve({ kind: 'error', code: 'ETIMEOUT' });
+      }, DNS_LOOKUP_DEADLINE_MS);
+    });
+    const answer = query(resolver).then(
+      (records): DnsLookup => ({ kind: 'found', records }),
+      (error: NodeJS.ErrnoException): DnsLookup => {
+        const code = error.code ?? 'EUNKNOWN';
+        return NOT_FOUND_CODES.has(code) ? { kind: 'not-found' } : { kind: 'error', code };
+      },
+    );
     try {
-      // A record longer than 255 octets arrives as several strings; they form one value.
-      const records = await resolver.resolveTxt(name);
-      return { kind: 'found', records: records.map((chunks) => chunks.join('')) };
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'EUNKNOWN';
-      return NOT_FOUND_CODES.has(code) ? { kind: 'not-found' } : { kind: 'error', code };
+      return await Promise.race([answer, deadline]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
   return {
-    async lookupTxt(name: string): Promise<TxtLookup> {
-      const resolver = newResolver();
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<TxtLookup>((resolve) => {
-        timer = setTimeout(() => {
-          resolver.cancel();
-          resolve({ kind: 'error', code: 'ETIMEOUT' });
-        }, DNS_LOOKUP_DEADLINE_MS);
-      });
-      try {
-        return await Promise.race([lookup(resolver, name), deadline]);
-      } finally {
-        clearTimeout(timer);
-      }
-    },
+    // A record longer than 255 octets arrives as several strings; they form one value.
+    lookupTxt: (name: string) => lookup(name, async (resolver) => (await resolver.resolveTxt(name)).map((chunks) => chunks.join(''))),
+    lookupMx: (name: string) => lookup(name, async (resolver) => (await resolver.resolveMx(name)).map((mx) => mx.exchange)),
   };
 }
 

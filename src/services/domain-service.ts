@@ -5,7 +5,8 @@ import type { DomainRow, DomainVerificationUpdate } from '../repositories/domain
 import type { Store } from '../repositories/index.js';
 import { generateDkimKeyPair } from './dkim-keys.js';
 import { dkimRecordName, dnsRecordsFor, RETURN_PATH_LABEL, type DnsRecord } from './dns-records.js';
-import type { DnsVerifier, TxtLookup } from './dns-verifier.js';
+import { checkRecords, type RecordCheck } from './record-checks.js';
+import type { DnsVerifier } from './dns-verifier.js';
 import { normalizeDomainName } from './domain-name.js';
 
 export interface DomainSummary {
@@ -20,7 +21,8 @@ export interface DomainDetail extends DomainSummary {
   last_checked_at: string | null;
   /** Why the last verification did not succeed; null once verified. */
   error: string | null;
-  records: DnsRecord[];
+  /** After a verification, each with what was found at its name (`check`). */
+  records: Array<DnsRecord & { check?: RecordCheck }>;
 }
 
 export function createDomainService(store: Store, dns: DnsVerifier, config: Pick<Config, 'mailHostname' | 'spfInclude'>) {
@@ -82,45 +84,33 @@ export function createDomainService(store: Store, dns: DnsVerifier, config: Pick
       return { id, deleted: true };
     },
 
-    /** Looks the DKIM record up over DNS; the domain is `verified` only when it carries this domain's key. */
+    /**
+     * Looks every record up over DNS and answers what was found for each; the
+     * domain is `verified` only when the DKIM record carries this domain's key
+     * (the others are advice and do not change the status).
+     */
     async verify(workspaceId: string, id: string): Promise<DomainDetail> {
       const row = await findOrThrow(workspaceId, id);
-      const name = dkimRecordName(row);
-      const update = judgeDkimRecord(row, name, await dns.lookupTxt(name), nowIso());
+      const records = await checkRecords(dnsRecordsFor(row, config), row, dns);
+      const dkim = records.find((record) => record.purpose === 'dkim')!;
+      const update = judgeDkimRecord(row, dkimRecordName(row), dkim.check, nowIso());
       await store.domains.updateVerification(row.id, update);
-      return detail({ ...row, ...update });
+      return { ...detail({ ...row, ...update }), records };
     },
   };
 }
 
-function judgeDkimRecord(row: DomainRow, name: string, lookup: TxtLookup, now: string): DomainVerificationUpdate {
+function judgeDkimRecord(row: DomainRow, name: string, check: RecordCheck, now: string): DomainVerificationUpdate {
   const checked = { last_checked_at: now };
-  if (lookup.kind === 'error') {
+  if (check.error) {
     // A resolver failure says nothing about the record: keep the status, report why.
-    return { ...checked, status: row.status, verified_at: row.verified_at, verification_error: `DNS lookup of ${name} failed (${lookup.code}); try again later` };
+    return { ...checked, status: row.status, verified_at: row.verified_at, verification_error: `${check.error}; try again later` };
   }
-  const dkimRecords = lookup.kind === 'found' ? lookup.records.map(parseTags).filter((tags) => tags.has('p')) : [];
-  if (dkimRecords.length === 0) {
+  if (!check.found) {
     return { ...checked, status: 'pending', verified_at: null, verification_error: `No DKIM record found at ${name}; publish the TXT record listed in records` };
   }
-  const matches = dkimRecords.some(
-    (tags) =>
-      (tags.get('p') ?? '').replace(/\s+/g, '') === row.dkim_public_key &&
-      (tags.get('v') ?? 'DKIM1') === 'DKIM1' &&
-      (tags.get('k') ?? 'rsa').toLowerCase() === 'rsa',
-  );
-  if (!matches) {
+  if (!check.matches) {
     return { ...checked, status: 'failed', verified_at: null, verification_error: `The DKIM record at ${name} does not match this domain's key; publish the value listed in records` };
   }
   return { ...checked, status: 'verified', verified_at: row.verified_at ?? now, verification_error: null };
-}
-
-/** `v=DKIM1; k=rsa; p=…` into a tag map (RFC 6376 §3.2). */
-function parseTags(record: string): Map<string, string> {
-  const tags = new Map<string, string>();
-  for (const part of record.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0) tags.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
-  }
-  return tags;
 }

@@ -8,24 +8,36 @@ export interface TestDnsServer {
   /** `127.0.0.1:<port>`, ready for DNS_SERVERS. */
   address: string;
   setTxt(name: string, values: string[]): void;
+  setMx(name: string, exchanges: Array<{ exchange: string; priority: number }>): void;
+  /** Removes every record of the name. */
   remove(name: string): void;
   close(): Promise<void>;
 }
 
-/** A real authoritative DNS server on loopback (UDP), answering TXT queries from a table the test controls. */
+interface Zone {
+  txt: Map<string, string[]>;
+  mx: Map<string, Array<{ exchange: string; priority: number }>>;
+}
+
+/** A real authoritative DNS server on loopback (UDP and TCP), answering TXT and MX queries from tables the test controls. */
 export async function startDnsServer(): Promise<TestDnsServer> {
-  const txt = new Map<string, string[]>();
+  const zone: Zone = { txt: new Map(), mx: new Map() };
   const handle: dns2.DnsHandler = (request, send) => {
     const response = Packet.createResponseFromRequest(request);
     const [question] = request.questions;
     const name = question?.name.toLowerCase() ?? '';
-    const values = txt.get(name);
-    if (!values) {
+    const txt = zone.txt.get(name);
+    const mx = zone.mx.get(name);
+    if (!txt && !mx) {
       response.header.rcode = 3; // NXDOMAIN
     } else if (question?.type === Packet.TYPE.TXT) {
-      for (const value of values) {
+      for (const value of txt ?? []) {
         const chunks = value.match(new RegExp(`.{1,${TXT_CHUNK}}`, 'g')) ?? [''];
         response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 60, data: chunks } as never);
+      }
+    } else if (question?.type === Packet.TYPE.MX) {
+      for (const { exchange, priority } of mx ?? []) {
+        response.answers.push({ name: question.name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 60, exchange, priority } as never);
       }
     }
     send(response);
@@ -45,15 +57,19 @@ export async function startDnsServer(): Promise<TestDnsServer> {
       if ((error as { code?: string }).code === 'EADDRINUSE' && tries < 20) continue;
       throw error;
     }
-    return serverOn(port, udp, tcp, txt);
+    return serverOn(port, udp, tcp, zone);
   }
 }
 
-function serverOn(port: number, udp: ReturnType<typeof dns2.createServer>, tcp: ReturnType<typeof dns2.createServer>, txt: Map<string, string[]>): TestDnsServer {
+function serverOn(port: number, udp: ReturnType<typeof dns2.createServer>, tcp: ReturnType<typeof dns2.createServer>, zone: Zone): TestDnsServer {
   return {
     address: `127.0.0.1:${port}`,
-    setTxt: (name, values) => txt.set(name.toLowerCase(), values),
-    remove: (name) => txt.delete(name.toLowerCase()),
+    setTxt: (name, values) => void zone.txt.set(name.toLowerCase(), values),
+    setMx: (name, exchanges) => void zone.mx.set(name.toLowerCase(), exchanges),
+    remove: (name) => {
+      zone.txt.delete(name.toLowerCase());
+      zone.mx.delete(name.toLowerCase());
+    },
     close: async () => {
       await udp.close();
       await tcp.close();

@@ -8,7 +8,34 @@ export interface DomainDetail {
   last_checked_at: string | null;
   /** Why the last verification did not succeed; null once verified. */
   error: string | null;
-  records: Array<{ type: string; name: string; value: string; priority?: number; purpose: string }>;
+  records: Array<{ type: string; name: string; value: string; priority?: number; purpose: string; check?: RecordCheck }>;
+}
+
+/** What the last Verify found at a record's name (only in its answer). */
+interface RecordCheck {
+  found: boolean;
+  matches: boolean;
+  values: string[];
+  error?: string;
+}
+
+/** A check as a badge (reusing the domain status colours) and what was found when it is not ours. */
+function CheckCell({ check }: { check: RecordCheck }) {
+  const [badge, text] = check.error ? ['pending', 'Unknown'] : check.matches ? ['verified', 'Matches'] : check.found ? ['failed', 'Differs'] : ['pending', 'Not found'];
+  return (
+    <td data-label="Found">
+      <div>
+        <span className={`badge badge-${badge}`}>{text}</span>
+        {check.error && <span className="muted small"> {check.error}</span>}
+        {!check.matches && check.values.length > 0 && (
+          <span className="muted small found-values">
+            {' '}
+            Published: {check.values.map((v) => <code key={v}>{v}</code>)}
+          </span>
+        )}
+      </div>
+    </td>
+  );
 }
 
 const PURPOSE: Record<string, string> = {
@@ -21,6 +48,7 @@ const PURPOSE: Record<string, string> = {
 
 /** The records a domain needs, each value with a copy button, and its verification. */
 export function DnsRecords({ domain, canChange, onVerify, onClose }: { domain: DomainDetail; canChange: boolean; onVerify: () => void; onClose: () => void }) {
+  const checked = domain.records.some((r) => r.check);
   return (
     <section className="card wide" aria-labelledby="records-title">
       <h2 id="records-title">DNS records of {domain.domain}</h2>
@@ -40,6 +68,7 @@ export function DnsRecords({ domain, canChange, onVerify, onClose }: { domain: D
             <th scope="col">Name</th>
             <th scope="col">Value</th>
             <th scope="col">For</th>
+            {checked && <th scope="col">Found</th>}
           </tr>
         </thead>
         <tbody>
@@ -56,6 +85,7 @@ export function DnsRecords({ domain, canChange, onVerify, onClose }: { domain: D
                 </span>
               </td>
               <td data-label="For">{PURPOSE[r.purpose] ?? r.purpose}</td>
+              {checked && (r.check ? <CheckCell check={r.check} /> : <td data-label="Found" />)}
             </tr>
           ))}
         </tbody>
