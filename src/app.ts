@@ -4,6 +4,7 @@ import { fail } from './http/envelope.js';
 import type { Config } from './config.js';
 import { HEALTH_PATH, registerApiGuard } from './http/api-guard.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { requestLogSerializer } from './http/request-log.js';
 import { formatValidationError, refuseUnknownQueryParameters, validatorCompiler } from './http/validation.js';
 import apiKeyRoutes from './routes/api-keys.js';
 import domainRoutes from './routes/domains.js';
@@ -39,7 +40,8 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   const app = Fastify({
     // Fastify's request serializer logs no headers today; the redaction keeps
     // keys out of the log should a serializer or a debug line ever add them.
-    logger: logger ?? { level: config.logLevel, redact: ['req.headers["x-api-key"]'] },
+    // Tokens of invitation and setup links travel in URLs: the request serializer leaves them out.
+    logger: logger ?? { level: config.logLevel, redact: ['req.headers["x-api-key"]'], serializers: { req: requestLogSerializer } },
     bodyLimit: MAX_BODY_BYTES,
     trustProxy: config.trustProxy,
     schemaErrorFormatter: formatValidationError,

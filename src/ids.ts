@@ -23,7 +23,7 @@ function pooledRandom(): () => number {
   };
 }
 
-export type IdPrefix = 'ws' | 'key' | 'dom' | 'msg' | 'log' | 'job' | 'att' | 'evt' | 'wh' | 'whd' | 'wha' | 'usr';
+export type IdPrefix = 'ws' | 'key' | 'dom' | 'msg' | 'log' | 'job' | 'att' | 'evt' | 'wh' | 'whd' | 'wha' | 'usr' | 'inv';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${nextUlid().toLowerCase()}`;

@@ -7,24 +7,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { MemberRole } from '../src/db/schema.js';
 import { LAST_ADMIN } from '../src/people/index.js';
-import { dashboardRequest, dashboardSignIn } from './helpers/dashboard-client.js';
+import { dashboardRequest, signedInPerson } from './helpers/dashboard-client.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
-const PASSWORD = 'correct horse 7';
 
 describe('workspaces and members in the dashboard API', () => {
   let t: TestApp;
-  let round = 0;
   before(async () => {
     t = await createTestApp();
   });
   after(() => t.close());
 
-  async function person(workspaceId?: string, role?: MemberRole) {
-    const email = `member${++round}@example.com`;
-    const { id } = await t.services.users.create({ email, password: PASSWORD, workspaceId, role });
-    return { id, email, ...(await dashboardSignIn(t, email, PASSWORD)) };
-  }
+  const person = (workspaceId?: string, role?: MemberRole) => signedInPerson(t, workspaceId, role);
 
   it('creates a workspace whose creator is its admin, with a first API key that works on /v1', async () => {
     const ada = await person();
@@ -37,6 +31,22 @@ describe('workspaces and members in the dashboard API', () => {
     assert.deepEqual(me.workspaces, [{ id: created.id, name: 'Side project', role: 'admin' }]);
     const blank = await dashboardRequest(t, 'POST', '/workspaces', { ...ada, body: { name: '' } });
     assert.deepEqual([blank.statusCode, blank.json().error], [400, 'name must be 1 to 100 characters long']);
+  });
+
+  it('renames a workspace for its admins only, under the rule of its creation', async () => {
+    const ws = await t.newWorkspace('Old name');
+    const admin = await person(ws.workspaceId, 'admin');
+    const dev = await person(ws.workspaceId, 'developer');
+    const outsider = await person();
+    const renamed = await dashboardRequest(t, 'PATCH', `/workspaces/${ws.workspaceId}`, { ...admin, body: { name: ' New name ' } });
+    assert.deepEqual([renamed.statusCode, renamed.json().data], [200, { id: ws.workspaceId, name: 'New name' }]);
+    assert.deepEqual((await dashboardRequest(t, 'GET', '/session', dev)).json().data.workspaces, [{ id: ws.workspaceId, name: 'New name', role: 'developer' }]);
+    const refused = await dashboardRequest(t, 'PATCH', `/workspaces/${ws.workspaceId}`, { ...dev, body: { name: 'Mine' } });
+    assert.deepEqual([refused.statusCode, refused.json()], [403, { success: false, error: 'A developer of this workspace cannot do this' }]);
+    assert.equal((await dashboardRequest(t, 'PATCH', `/workspaces/${ws.workspaceId}`, { ...outsider, body: { name: 'Mine' } })).statusCode, 404);
+    const blank = await dashboardRequest(t, 'PATCH', `/workspaces/${ws.workspaceId}`, { ...admin, body: { name: '  ' } });
+    assert.deepEqual([blank.statusCode, blank.json().error], [400, 'name must be 1 to 100 characters long']);
+    assert.equal((await dashboardRequest(t, 'GET', '/session', admin)).json().data.workspaces[0].name, 'New name', 'unchanged by the refusals');
   });
 
   it('lists the members to everyone in the workspace, and to no one else', async () => {

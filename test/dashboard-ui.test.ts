@@ -69,7 +69,8 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('heading', { name: "The workspace's first API key" }).waitFor();
     const apiKey = (await page.locator('code.secret').textContent())!;
     assert.match(apiKey, /^mr_/);
-    assert.equal(new URL(page.url()).pathname, '/settings');
+    assert.equal(new URL(page.url()).pathname, '/');
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
     assert.equal(await page.getByRole('combobox', { name: 'Workspace' }).inputValue().then(Boolean), true);
     await shoot('first-key');
     const keys = await fetch(`${server.base}/v1/api-keys`, { headers: { 'x-api-key': apiKey } });
@@ -86,7 +87,8 @@ describe('the dashboard in Chromium', () => {
     await shoot('sign-in-refused');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Settings' }).waitFor();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.getByRole('link', { name: 'Settings' }).click();
     await page.reload();
     await page.getByRole('heading', { name: 'Settings' }).waitFor();
     assert.equal(await page.getByText('ada@example.com').first().isVisible(), true, 'still signed in after a reload');
@@ -112,7 +114,7 @@ describe('the dashboard in Chromium', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.type('a brand new password');
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Settings' }).waitFor();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
   });
 
   it('creates an API key with the keyboard alone, shows it once, and the key works on /v1 until deleted', async () => {
@@ -192,7 +194,7 @@ describe('the dashboard in Chromium', () => {
     await shoot('members');
   });
 
-  it('creates a second workspace from Settings, switches to it and shows its first key', async () => {
+  it('creates a second workspace from Settings, switches to it, shows its first key, and renames it', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel('Workspace name').fill('Side project');
     await page.getByRole('button', { name: 'Create workspace' }).click();
@@ -201,6 +203,10 @@ describe('the dashboard in Chromium', () => {
     const key = (await page.locator('code.secret').first().textContent())!;
     const keys = await fetch(`${server.base}/v1/api-keys`, { headers: { 'x-api-key': key } });
     assert.equal(keys.status, 200);
+    await page.getByLabel('New name').fill('Side project, renamed');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByRole('definition').filter({ hasText: 'Side project, renamed' }).waitFor();
+    assert.equal(await page.getByRole('combobox', { name: 'Workspace' }).locator('option:checked').textContent(), 'Side project, renamed', 'the switcher follows');
     await page.getByRole('combobox', { name: 'Workspace' }).selectOption({ label: 'Acme' });
     await page.getByText('Acme', { exact: true }).last().waitFor();
   });

@@ -3,14 +3,17 @@ import helmet from '@fastify/helmet';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import { withoutApiKeys } from '../http/api-guard.js';
+import { activityRoutes } from './activity-routes.js';
 import { apiKeyRoutes } from './api-key-routes.js';
 import { domainRoutes } from './domain-routes.js';
+import { invitationLinkRoutes, invitationRoutes } from './invitation-routes.js';
 import { memberRoutes } from './member-routes.js';
 import { DASHBOARD_HELMET } from './security-headers.js';
 import { registerSessionGuard } from './session-guard.js';
 import { sessionRoutes } from './session-routes.js';
 import { setupRoutes } from './setup-routes.js';
 import { suppressionRoutes } from './suppression-routes.js';
+import { webhookRoutes } from './webhook-routes.js';
 import { registerWorkspaceAccess } from './workspace-access.js';
 
 /**
@@ -20,9 +23,12 @@ import { registerWorkspaceAccess } from './workspace-access.js';
 const workspaceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   registerWorkspaceAccess(app, app.services);
   await app.register(memberRoutes);
+  await app.register(activityRoutes);
+  await app.register(invitationRoutes);
   await app.register(apiKeyRoutes);
   await app.register(domainRoutes);
   await app.register(suppressionRoutes);
+  await app.register(webhookRoutes);
 };
 
 /** Where the dashboard's JSON API lives; `/v1` and its API keys are not used by it. */
@@ -43,6 +49,7 @@ export function dashboardApi(config: Config): FastifyPluginAsyncTypebox {
     registerSessionGuard(app, app.services, config);
     await app.register(sessionRoutes(config));
     await app.register(setupRoutes(config));
+    await app.register(invitationLinkRoutes(config));
     await app.register(workspaceRoutes);
   };
 }

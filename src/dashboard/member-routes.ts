@@ -8,12 +8,16 @@ const WorkspaceBody = Type.Object({ name: Type.String() }, { additionalPropertie
 const MemberParams = Type.Object({ workspaceId: Type.String(), userId: Type.String() });
 const RoleBody = Type.Object({ role: Type.String() }, { additionalProperties: false });
 
-/** Creating a workspace (its creator its admin), and its members: everyone sees them; admins change roles and remove. */
+/** Creating a workspace (its creator its admin), renaming it (admins), and its members: everyone sees them; admins change roles and remove. */
 export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const members = app.services.members;
 
   app.post('/workspaces', { schema: { body: WorkspaceBody } }, async (request, reply) =>
     reply.code(201).send(ok(await members.createWorkspace(sessionOf(request).userId, request.body.name))),
+  );
+
+  app.patch('/workspaces/:workspaceId', { schema: { params: WorkspaceParams, body: WorkspaceBody }, config: { ability: 'manage' } }, async (request) =>
+    ok(await app.services.workspaces.rename(workspaceIdOf(request), request.body.name)),
   );
 
   app.get('/workspaces/:workspaceId/members', { schema: { params: WorkspaceParams }, config: { ability: 'read' } }, async (request) =>

@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../config.js';
 import { ok } from '../http/envelope.js';
-import { SESSION_LIFETIME_MS } from '../people/index.js';
 import { sessionCookieOptions } from './session-cookie.js';
 import { SESSION_COOKIE, sessionOf } from './session-guard.js';
+import { signedInAnswer } from './signed-in.js';
 
 const SignInBody = Type.Object({ email: Type.String(), password: Type.String() }, { additionalProperties: false });
 const PasswordBody = Type.Object({ current_password: Type.String(), new_password: Type.String() }, { additionalProperties: false });
@@ -18,8 +18,7 @@ export function sessionRoutes(config: Pick<Config, 'publicOrigin'>): FastifyPlug
 
     app.post('/session', { schema: { body: SignInBody }, config: { dashboardPublic: true } }, async (request, reply) => {
       const signedIn = await sessions.signIn({ ...request.body, clientAddress: request.ip });
-      reply.setCookie(SESSION_COOKIE, signedIn.token, { ...cookie, maxAge: SESSION_LIFETIME_MS / 1000 });
-      return ok({ user: signedIn.user, csrf_token: signedIn.csrfToken, workspaces: await users.workspacesOf(signedIn.user.id) });
+      return ok(await signedInAnswer(reply, signedIn, users, config));
     });
 
     app.get('/session', async (request) => {

@@ -2,9 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../config.js';
 import { ok } from '../http/envelope.js';
-import { SESSION_LIFETIME_MS } from '../people/index.js';
-import { sessionCookieOptions } from './session-cookie.js';
-import { SESSION_COOKIE } from './session-guard.js';
+import { signedInAnswer } from './signed-in.js';
 
 const SetupBody = Type.Object(
   { token: Type.String(), email: Type.String(), password: Type.String(), workspace_name: Type.String() },
@@ -19,10 +17,7 @@ export function setupRoutes(config: Pick<Config, 'publicOrigin'>): FastifyPlugin
       const { token, email, password, workspace_name: workspaceName } = request.body;
       const created = await setup.createFirstAdmin({ token, email, password, workspaceName });
       const signedIn = await sessions.openFor(created.user);
-      reply.setCookie(SESSION_COOKIE, signedIn.token, { ...sessionCookieOptions(config), maxAge: SESSION_LIFETIME_MS / 1000 });
-      return reply.code(201).send(
-        ok({ user: created.user, csrf_token: signedIn.csrfToken, workspaces: await users.workspacesOf(created.user.id), api_key: created.apiKey }),
-      );
+      return reply.code(201).send(ok({ ...(await signedInAnswer(reply, signedIn, users, config)), api_key: created.apiKey }));
     });
   };
 }

@@ -16,9 +16,9 @@ export const WEB_DIST = join(import.meta.dirname, '..', '..', 'web', 'dist');
  * one rather than caught by a wildcard, which would take /v1's unknown paths
  * from the API guard and its 404 (test/dashboard-ui.test.ts checks the list).
  */
-export const UI_PAGES = ['/', '/setup', '/domains', '/api-keys', '/suppressions', '/members', '/settings'] as const;
+export const UI_PAGES = ['/', '/setup', '/logs', '/domains', '/api-keys', '/webhooks', '/suppressions', '/members', '/settings', '/invite'] as const;
 
-/** Any query string: the pages read theirs in the browser (the setup link's token). */
+/** Any query string: the pages read theirs in the browser (the setup and invitation links' tokens). */
 const AnyQuery = Type.Object({}, { additionalProperties: true });
 
 /**

@@ -12,6 +12,7 @@ import * as coveringSearchIndexes from './migrations/0010-covering-search-indexe
 import * as people from './migrations/0011-people.js';
 import * as sessions from './migrations/0012-sessions.js';
 import * as setupTokens from './migrations/0013-setup-tokens.js';
+import * as invitations from './migrations/0014-invitations.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '0011-people': people,
   '0012-sessions': sessions,
   '0013-setup-tokens': setupTokens,
+  '0014-invitations': invitations,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,4 +1,4 @@
-/** The dashboard's people as Kysely sees their tables (migrations 0011–0013); part of `Database` in schema.ts. */
+/** The dashboard's people as Kysely sees their tables (migrations 0011–0014); part of `Database` in schema.ts. */
 
 /** A person who signs in to the dashboard. */
 export interface UsersTable {
@@ -50,4 +50,22 @@ export interface SetupTokensTable {
   created_at: string;
   expires_at: string;
   used_at: string | null;
+}
+
+/** A link that lets whoever opens it join a workspace with a role: pending until accepted, revoked or expired. */
+export interface InvitationsTable {
+  id: string;
+  workspace_id: string;
+  role: MemberRole;
+  /** SHA-256 of the token in the link, hex. The token itself is shown once, to the admin who made it. */
+  token_hash: string;
+  /** The admin who made it. */
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  /** The user who joined with it; null while pending (or when that user was deleted since). */
+  accepted_by: string | null;
+  revoked_at: string | null;
+  revoked_by: string | null;
 }

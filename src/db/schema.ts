@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { SessionsTable, SetupTokensTable, SignInFailuresTable, UsersTable, WorkspaceMembersTable } from './people-schema.js';
+import type { InvitationsTable, SessionsTable, SetupTokensTable, SignInFailuresTable, UsersTable, WorkspaceMembersTable } from './people-schema.js';
 
 export type * from './people-schema.js';
 
@@ -28,6 +28,7 @@ export interface Database {
   sessions: SessionsTable;
   sign_in_failures: SignInFailuresTable;
   setup_tokens: SetupTokensTable;
+  invitations: InvitationsTable;
 }
 
 export interface WorkspacesTable {

@@ -5,7 +5,8 @@ import { okJson } from '../http/envelope.js';
 
 // SPEC.md §4.2's parameters as they were, and the search filters; `since`/`until` are checked by the
 // service (parseRange), which can say what form they take. Anything else answers 400, naming it.
-const LogsQuery = Type.Object(
+// Also the dashboard's (dashboard/): one rule for both ways in.
+export const LogsQuery = Type.Object(
   {
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
     offset: Type.Integer({ minimum: 0, default: 0 }),

@@ -4,3 +4,4 @@ export { createSessionService, LOCKOUT_FAILURES, LOCKOUT_WINDOW_MS, SESSION_IDLE
 export { createSetupService, SETUP_DONE, SETUP_LINK_REFUSED, SETUP_LINK_TTL_MS, type FirstAdmin } from './setup-service.js';
 export { can, requireAbility, type Ability } from './roles.js';
 export { createMemberService, LAST_ADMIN } from './member-service.js';
+export { createInvitationService, ALREADY_MEMBER, INVITATION_NOT_FOUND, INVITATION_REFUSED, INVITATION_TTL_MS, type CreatedInvitation } from './invitation-service.js';

@@ -20,6 +20,7 @@ import { createMessageDetailRepository } from '../messages/message-detail-reposi
 import { createUsersRepository } from '../people/users-repository.js';
 import { createSessionsRepository } from '../people/sessions-repository.js';
 import { createMembersRepository } from '../people/members-repository.js';
+import { createInvitationsRepository } from '../people/invitations-repository.js';
 
 function bind(db: Db, counters?: CounterDeltas) {
   return {
@@ -30,6 +31,7 @@ function bind(db: Db, counters?: CounterDeltas) {
     deliveryJobs: createDeliveryJobsRepository(db),
     domains: createDomainsRepository(db),
     inboundReports: createInboundReportsRepository(db),
+    invitations: createInvitationsRepository(db),
     logs: createLogsRepository(db, counters),
     logSearch: createLogSearchRepository(db),
     members: createMembersRepository(db),

@@ -1,15 +1,20 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
-import type { WebhookDeliveriesTable, WebhooksTable } from '../db/schema.js';
+import type { Database, WebhookDeliveriesTable, WebhooksTable } from '../db/schema.js';
 
 export type WebhookRow = WebhooksTable;
 export type WebhookDeliveryRow = Omit<WebhookDeliveriesTable, 'attempts'> & { attempts: number };
 /** What the API shows of a delivery: no payload, no lease. */
 export type WebhookDeliverySummaryRow = Pick<
   WebhookDeliveryRow,
-  'id' | 'event_id' | 'event_type' | 'state' | 'attempts' | 'last_status' | 'last_error' | 'created_at' | 'updated_at'
+  'id' | 'event_id' | 'event_type' | 'state' | 'attempts' | 'available_at' | 'last_status' | 'last_error' | 'created_at' | 'updated_at'
 >;
+/** An endpoint with how its latest finished deliveries went (counts as the driver returns them: bigint strings on PostgreSQL). */
+export type WebhookWithOutcomesRow = WebhookRow & { finished: number | string; delivered: number | string };
 
-const DELIVERY_SUMMARY_COLUMNS = ['id', 'event_id', 'event_type', 'state', 'attempts', 'last_status', 'last_error', 'created_at', 'updated_at'] as const;
+const DELIVERY_SUMMARY_COLUMNS = [
+  'id', 'event_id', 'event_type', 'state', 'attempts', 'available_at', 'last_status', 'last_error', 'created_at', 'updated_at',
+] as const;
 
 /**
  * The webhook endpoints (`webhooks`), and the API's reads and one update of
@@ -25,6 +30,36 @@ export function createWebhooksRepository(db: Db) {
     /** The workspace's endpoints, newest first (ids sort by creation time). */
     async listByWorkspace(workspaceId: string): Promise<WebhookRow[]> {
       return db.selectFrom('webhooks').selectAll().where('workspace_id', '=', workspaceId).orderBy('id', 'desc').execute();
+    },
+
+    /**
+     * The workspace's endpoints, newest first, each with how many of its latest
+     * `window` finished (delivered or failed) deliveries there are and how many
+     * were delivered. One statement: per endpoint, a correlated subquery walks
+     * webhook_deliveries_webhook_idx backwards and stops after `window`, so the
+     * cost does not grow with an endpoint's history.
+     */
+    async listByWorkspaceWithOutcomes(workspaceId: string, window: number): Promise<WebhookWithOutcomesRow[]> {
+      const latestFinished = (eb: ExpressionBuilder<Database & { w: WebhooksTable }, 'w'>) =>
+        eb
+          .selectFrom('webhook_deliveries as d')
+          .select('d.state')
+          .whereRef('d.webhook_id', '=', 'w.id')
+          .where('d.state', 'in', ['delivered', 'failed'])
+          .orderBy('d.id', 'desc')
+          .limit(window)
+          .as('latest');
+      return db
+        .selectFrom('webhooks as w')
+        .selectAll('w')
+        .select((eb) => [
+          eb.selectFrom(latestFinished(eb)).select((inner) => inner.fn.countAll().as('n')).as('finished'),
+          eb.selectFrom(latestFinished(eb)).select((inner) => inner.fn.countAll().as('n')).where('latest.state', '=', 'delivered').as('delivered'),
+        ])
+        .where('w.workspace_id', '=', workspaceId)
+        .orderBy('w.id', 'desc')
+        .$castTo<WebhookWithOutcomesRow>()
+        .execute();
     },
 
     async findById(workspaceId: string, id: string): Promise<WebhookRow | undefined> {

@@ -6,6 +6,11 @@ export function createWorkspacesRepository(db: Db) {
     async insert(row: WorkspacesTable): Promise<void> {
       await db.insertInto('workspaces').values(row).execute();
     },
+    /** Whether a workspace of that id was there to rename. */
+    async rename(id: string, name: string): Promise<boolean> {
+      const result = await db.updateTable('workspaces').set({ name }).where('id', '=', id).executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
     async findById(id: string): Promise<WorkspacesTable | undefined> {
       return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
     },

@@ -5,7 +5,7 @@ import { ok } from '../http/envelope.js';
 import { MAX_WEBHOOK_URL_LENGTH } from '../services/webhook-service.js';
 
 // `url` (scheme, host, SSRF) and `events` (known, non-empty) are checked by the service, which can say why.
-const WebhookBody = Type.Object(
+export const WebhookBody = Type.Object(
   { url: Type.String({ maxLength: MAX_WEBHOOK_URL_LENGTH }), events: Type.Optional(Type.Array(Type.String())) },
   { additionalProperties: false },
 );

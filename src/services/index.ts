@@ -10,7 +10,7 @@ import { createHealthService } from './health-service.js';
 import { createLogService } from '../logs/log-service.js';
 import { createStatsService } from '../stats/stats-service.js';
 import { createMessageDetailService } from '../messages/message-detail-service.js';
-import { createMemberService, createSessionService, createSetupService, createUserService } from '../people/index.js';
+import { createInvitationService, createMemberService, createSessionService, createSetupService, createUserService } from '../people/index.js';
 import { createMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { createSendService } from './send-service.js';
 import { createSuppressionService } from './suppression-service.js';
@@ -46,6 +46,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     sessions: createSessionService(store),
     setup: createSetupService(store),
     members: createMemberService(store),
+    invitations: createInvitationService(store),
     rateLimiter,
   };
 }

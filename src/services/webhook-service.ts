@@ -7,6 +7,7 @@ import type { WebhookDeliverySummaryRow, WebhookRow } from '../repositories/webh
 import { createSecretBox, SecretBoxError } from '../secret-box.js';
 import { resolvePublicTarget, type HostResolver } from '../webhooks/url-guard.js';
 import { newWebhookSecret, WEBHOOK_SECRET_PREFIX } from '../webhooks/webhook-signature.js';
+import { testDelivery } from '../webhooks/webhook-test-event.js';
 
 /** The events an endpoint may subscribe to (SPEC.md §6.1), in the order the API lists them. */
 export const WEBHOOK_EVENT_TYPES = ['delivered', 'bounced', 'complained', 'suppressed', 'failed'] as const satisfies readonly MessageEventType[];
@@ -15,6 +16,8 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 /** Deliveries shown with an endpoint by GET /v1/webhooks/{id}. */
 export const RECENT_DELIVERIES_SHOWN = 20;
+/** The dashboard's success rate of an endpoint is over this many of its latest finished deliveries. */
+export const SUCCESS_RATE_WINDOW = 100;
 
 /** An endpoint as listed: the secret only masked. */
 export interface WebhookView {
@@ -47,6 +50,22 @@ export interface WebhookDeliveryView {
 export interface WebhookDetail extends WebhookView {
   /** The latest deliveries, newest first, at most RECENT_DELIVERIES_SHOWN. */
   deliveries: WebhookDeliveryView[];
+}
+
+/** A delivery as the dashboard shows it: when it is posted next, while it is pending. */
+export interface ScheduledDeliveryView extends WebhookDeliveryView {
+  next_attempt_at: string | null;
+}
+
+export interface ScheduledWebhookDetail extends WebhookView {
+  deliveries: ScheduledDeliveryView[];
+}
+
+/** An endpoint as the dashboard lists it: how its latest finished deliveries (at most SUCCESS_RATE_WINDOW) went. */
+export interface WebhookWithSuccessRate extends WebhookView {
+  recent_deliveries: { finished: number; delivered: number };
+  /** delivered / finished, from 0 to 1; null before any delivery finished. */
+  success_rate: number | null;
 }
 
 /** The answer to creation: the only answer besides rotation that carries the full secret. */
@@ -99,6 +118,10 @@ function deliveryView(row: WebhookDeliverySummaryRow): WebhookDeliveryView {
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+function scheduledView(row: WebhookDeliverySummaryRow): ScheduledDeliveryView {
+  return { ...deliveryView(row), next_attempt_at: row.state === 'pending' ? row.available_at : null };
 }
 
 /**
@@ -169,10 +192,39 @@ export function createWebhookService(store: Store, config: Pick<Config, 'secretK
       return (await store.webhooks.listByWorkspace(workspaceId)).map(view);
     },
 
+    /** The list with each endpoint's recent success rate (the dashboard's; /v1's list stays as it was). */
+    async listWithSuccessRates(workspaceId: string): Promise<WebhookWithSuccessRate[]> {
+      const rows = await store.webhooks.listByWorkspaceWithOutcomes(workspaceId, SUCCESS_RATE_WINDOW);
+      return rows.map((row) => {
+        const finished = Number(row.finished);
+        const delivered = Number(row.delivered);
+        return { ...view(row), recent_deliveries: { finished, delivered }, success_rate: finished === 0 ? null : delivered / finished };
+      });
+    },
+
     async get(workspaceId: string, id: string): Promise<WebhookDetail> {
       const row = await findOrThrow(workspaceId, id);
       const deliveries = await store.webhooks.listRecentDeliveries(row.id, RECENT_DELIVERIES_SHOWN);
       return { ...view(row), deliveries: deliveries.map(deliveryView) };
+    },
+
+    /** get, with each pending delivery's next attempt (the dashboard's; /v1's answer stays as it was). */
+    async getWithSchedule(workspaceId: string, id: string): Promise<ScheduledWebhookDetail> {
+      const row = await findOrThrow(workspaceId, id);
+      const deliveries = await store.webhooks.listRecentDeliveries(row.id, RECENT_DELIVERIES_SHOWN);
+      return { ...view(row), deliveries: deliveries.map(scheduledView) };
+    },
+
+    /**
+     * Queues a signed `test` event for this one endpoint, whatever it subscribes
+     * to: a delivery like any other (posted by the dispatcher, retried, every
+     * attempt recorded, listed with the endpoint's deliveries).
+     */
+    async sendTest(workspaceId: string, id: string): Promise<ScheduledDeliveryView> {
+      const row = await findOrThrow(workspaceId, id);
+      const delivery = testDelivery(row, nowIso());
+      await store.webhookDeliveries.insertMany([delivery]);
+      return scheduledView({ ...delivery, attempts: 0 });
     },
 
     /** Deletes the endpoint with its deliveries: nothing more is posted to it. */

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import { issueApiKey } from './api-key-service.js';
@@ -26,6 +26,13 @@ export function createWorkspaceService(store: Store) {
     async create(rawName: string): Promise<{ workspace_id: string; api_key: string }> {
       const name = workspaceNameOf(rawName);
       return store.transaction((repos) => insertWorkspace(repos, name));
+    },
+
+    /** A new name, under the same rule as at creation. */
+    async rename(workspaceId: string, rawName: string): Promise<{ id: string; name: string }> {
+      const name = workspaceNameOf(rawName);
+      if (!(await store.workspaces.rename(workspaceId, name))) throw new NotFoundError('Workspace not found');
+      return { id: workspaceId, name };
     },
 
     /** Another key for an existing workspace, for an operator who lost every key. */

@@ -5,8 +5,8 @@ import { ok, okJson } from '../http/envelope.js';
 
 // Instants are checked by the service (parseRange), which can say what form it takes.
 const Instant = Type.String({ maxLength: 64 });
-const StatsQuery = Type.Object({ since: Type.Optional(Instant), until: Type.Optional(Instant) }, { additionalProperties: false });
-const SeriesQuery = Type.Object(
+export const StatsQuery = Type.Object({ since: Type.Optional(Instant), until: Type.Optional(Instant) }, { additionalProperties: false });
+export const SeriesQuery = Type.Object(
   { interval: Type.Optional(Type.Enum(['hour', 'day'])), since: Type.Optional(Instant), until: Type.Optional(Instant) },
   { additionalProperties: false },
 );

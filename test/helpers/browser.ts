@@ -23,7 +23,7 @@ export interface TestBrowser {
   problems: string[];
   /** Serious and critical axe-core violations of every page audited, as `page: rule (impact, nodes)`. */
   inaccessible: string[];
-  /** A page of its own (another person, another session), with its problems kept too. */
+  /** A page in a context of its own (another person, another session), with its problems kept too. */
   newPage(): Promise<Page>;
   /** axe-core on the page as it stands. */
   audit(name: string, on?: Page): Promise<void>;
@@ -36,8 +36,9 @@ export async function launchBrowser(): Promise<TestBrowser> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
   const problems: string[] = [];
   const inaccessible: string[] = [];
+  // A context of its own per page (its own cookies), which can open more pages sharing them.
   const newPage = async () => {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
     page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
     page.on('pageerror', (error) => problems.push(error.message));
     return page;

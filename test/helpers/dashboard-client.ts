@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
+import type { MemberRole } from '../../src/db/schema.js';
 import type { TestApp } from './test-app.js';
 
 /** The dashboard's origin as the tests' requests name it (Host and Origin agree, as a browser's do). */
@@ -38,4 +39,15 @@ export async function dashboardSignIn(t: TestApp, email: string, password: strin
   const res = await dashboardRequest(t, 'POST', '/session', { body: { email, password } });
   assert.equal(res.statusCode, 200, res.body);
   return { cookie: setCookieOf(res).split(';')[0]!, csrf: res.json().data.csrf_token as string, setCookie: setCookieOf(res), body: res.json() };
+}
+
+/** The password of the people signedInPerson makes. */
+export const PERSON_PASSWORD = 'correct horse 7';
+let people = 0;
+
+/** A new user (a member of the workspace with the role, when given), signed in: id, e-mail, cookie and CSRF token. */
+export async function signedInPerson(t: TestApp, workspaceId?: string, role?: MemberRole) {
+  const email = `person${++people}@example.com`;
+  const { id } = await t.services.users.create({ email, password: PERSON_PASSWORD, workspaceId, role });
+  return { id, email, ...(await dashboardSignIn(t, email, PERSON_PASSWORD)) };
 }

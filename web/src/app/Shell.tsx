@@ -2,9 +2,12 @@ import { useState, type ComponentType } from 'react';
 import { CopyButton } from '../components/CopyButton';
 import { ApiKeysPage } from '../features/api-keys/ApiKeysPage';
 import { DomainsPage } from '../features/domains/DomainsPage';
+import { LogsPage } from '../features/logs/LogsPage';
 import { MembersPage } from '../features/members/MembersPage';
+import { OverviewPage } from '../features/overview/OverviewPage';
 import { SettingsPage } from '../features/settings/SettingsPage';
 import { SuppressionsPage } from '../features/suppressions/SuppressionsPage';
+import { WebhooksPage } from '../features/webhooks/WebhooksPage';
 import { navigate } from '../lib/router';
 import { signOut, type SessionInfo, type WorkspacePageProps } from '../lib/session';
 
@@ -19,9 +22,13 @@ interface NavEntry {
   Page?: ComponentType<WorkspacePageProps>;
 }
 const SETTINGS: NavEntry = { path: '/settings', label: 'Settings' };
+const OVERVIEW: NavEntry = { path: '/', label: 'Overview', Page: OverviewPage };
 const NAV: NavEntry[] = [
+  OVERVIEW,
+  { path: '/logs', label: 'Logs', Page: LogsPage },
   { path: '/domains', label: 'Domains', Page: DomainsPage },
   { path: '/api-keys', label: 'API keys', Page: ApiKeysPage },
+  { path: '/webhooks', label: 'Webhooks', Page: WebhooksPage },
   { path: '/suppressions', label: 'Suppressions', Page: SuppressionsPage },
   { path: '/members', label: 'Members', Page: MembersPage },
   SETTINGS,
@@ -34,12 +41,14 @@ interface ShellProps {
   /** The session with a workspace more (one just created). */
   onSessionChanged: (session: SessionInfo) => void;
   apiKey?: string | undefined;
+  /** The workspace to open in (one just joined); by default the first. */
+  workspaceId?: string | undefined;
 }
 
-export function Shell({ session, path, onSignedOut, onSessionChanged, apiKey: firstKey }: ShellProps) {
-  const [workspaceId, setWorkspaceId] = useState(session.workspaces[0]?.id ?? '');
+export function Shell({ session, path, onSignedOut, onSessionChanged, apiKey: firstKey, workspaceId: openIn }: ShellProps) {
+  const [workspaceId, setWorkspaceId] = useState(openIn ?? session.workspaces[0]?.id ?? '');
   const [apiKey, setApiKey] = useState(firstKey);
-  const current = NAV.find((n) => path === n.path) ?? SETTINGS;
+  const current = NAV.find((n) => path === n.path) ?? OVERVIEW;
   const Page = current.Page;
   const workspace = session.workspaces.find((w) => w.id === workspaceId);
 
@@ -106,6 +115,9 @@ export function Shell({ session, path, onSignedOut, onSessionChanged, apiKey: fi
               setWorkspaceId(created.id);
               setApiKey(created.api_key);
             }}
+            onWorkspaceRenamed={(renamed) =>
+              onSessionChanged({ ...session, workspaces: session.workspaces.map((w) => (w.id === renamed.id ? { ...w, name: renamed.name } : w)) })
+            }
           />
         )}
       </main>

@@ -3,6 +3,7 @@ import { FormError } from '../../components/FormError';
 import { api } from '../../lib/api';
 import type { Role, WorkspacePageProps } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
+import { InvitationsSection } from './InvitationsSection';
 
 interface Member {
   user_id: string;
@@ -73,6 +74,7 @@ export function MembersPage({ workspaceId, role, userId }: WorkspacePageProps) {
           </table>
         )}
       </section>
+      {isAdmin && <InvitationsSection workspaceId={workspaceId} />}
     </>
   );
 }

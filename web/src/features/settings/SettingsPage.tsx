@@ -1,8 +1,18 @@
+import { OneFieldForm } from '../../components/OneFieldForm';
+import { api } from '../../lib/api';
 import type { SessionInfo } from '../../lib/session';
 import { NewWorkspaceForm, type CreatedWorkspace } from './NewWorkspaceForm';
 import { PasswordForm } from './PasswordForm';
 
-export function SettingsPage({ session, workspaceId, onWorkspaceCreated }: { session: SessionInfo; workspaceId: string; onWorkspaceCreated: (w: CreatedWorkspace) => void }) {
+interface SettingsPageProps {
+  session: SessionInfo;
+  workspaceId: string;
+  onWorkspaceCreated: (workspace: CreatedWorkspace) => void;
+  onWorkspaceRenamed: (workspace: { id: string; name: string }) => void;
+}
+
+/** The chosen workspace (renamed by its admins), the signed-in user's password, and a new workspace. */
+export function SettingsPage({ session, workspaceId, onWorkspaceCreated, onWorkspaceRenamed }: SettingsPageProps) {
   const workspace = session.workspaces.find((w) => w.id === workspaceId);
   return (
     <>
@@ -24,6 +34,16 @@ export function SettingsPage({ session, workspaceId, onWorkspaceCreated }: { ses
           <p className="muted">You are not a member of any workspace yet. Ask an administrator to invite you.</p>
         )}
       </section>
+      {workspace?.role === 'admin' && (
+        <OneFieldForm
+          title="Rename this workspace"
+          label="New name"
+          field="name"
+          placeholder={workspace.name}
+          submitLabel="Rename"
+          onSubmit={async (name) => onWorkspaceRenamed(await api<{ id: string; name: string }>('PATCH', `/workspaces/${workspace.id}`, { name }))}
+        />
+      )}
       <PasswordForm />
       <NewWorkspaceForm onCreated={onWorkspaceCreated} />
     </>
