@@ -9,20 +9,19 @@
  * plans at this size are printed too. See bench/README.md.
  */
 import autocannon from 'autocannon';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CompiledQuery, type Compilable } from 'kysely';
 import { loadConfig } from '../src/config.js';
-import { openDatabase, sqliteFileOf, storeKindOfDb } from '../src/db/database.js';
+import { openDatabase, storeKindOfDb } from '../src/db/database.js';
 import type { LogFilter } from '../src/logs/log-search-repository.js';
 import { createStore } from '../src/repositories/index.js';
-import { openMigratedDatabase } from '../src/server.js';
-import { createServices } from '../src/services/index.js';
 import { createBenchDatabase } from './bench-database.js';
 import { BenchError, children, freePort, runBench, HOST, positiveNumber, READY_TIMEOUT_MS, removeOnExit, startChild, stopChild, waitReady } from './bench-process.js';
-import { fillLog, postgresSink, sqliteSink, type FillSample } from './logs-fill.js';
+import type { FillSample } from './logs-fill.js';
+import { prepareScaleStore } from './scale-store.js';
 
 const ENTRIES = Math.floor(positiveNumber('BENCH_ENTRIES', 1_000_000));
 const OTHER_ENTRIES = Math.floor(positiveNumber('BENCH_OTHER_ENTRIES', 100_000));
@@ -143,46 +142,6 @@ function report(figures: Figures[], targetMs: number, store: string): boolean {
   return pass;
 }
 
-interface Filled {
-  workspaceId: string;
-  apiKey: string;
-  sample: FillSample;
-  now: number;
-}
-
-/** Migrates, makes the two workspaces and fills their logs; or, in a reused directory, reads what an earlier run filled. */
-async function prepare(env: Record<string, string>, postgresUrl: string | undefined, dataDir: string): Promise<Filled> {
-  const marker = join(dataDir, postgresUrl ? 'bench-logs-postgres.json' : 'bench-logs.json');
-  if (REUSE_DIR && existsSync(marker)) {
-    console.log(`bench: reusing the store filled earlier in ${dataDir}`);
-    return JSON.parse(readFileSync(marker, 'utf8')) as Filled;
-  }
-  const config = loadConfig(env);
-  const db = await openMigratedDatabase(config);
-  const services = createServices(createStore(db), config);
-  const [measured, other] = [await services.workspaces.create('bench'), await services.workspaces.create('neighbour')];
-  const now = Date.now();
-  for (const ws of [measured, other]) {
-    const at = new Date(now).toISOString();
-    await db.insertInto('webhooks').values({ id: `wh_${ws.workspace_id}`, workspace_id: ws.workspace_id, url: 'https://hooks.example/x', events: '[]', secret: 'whsec_x', created_at: at, updated_at: at }).execute();
-  }
-  await db.destroy();
-
-  const started = performance.now();
-  const fill = async (workspaceId: string, entries: number, seed: number) => {
-    const sink = postgresUrl ? postgresSink(postgresUrl) : sqliteSink(sqliteFileOf(dataDir));
-    const sample = await fillLog(sink, { workspaceId, entries, days: DAYS, now, webhookId: `wh_${workspaceId}` }, seed);
-    await sink.finish();
-    return sample;
-  };
-  const sample = await fill(measured.workspace_id, ENTRIES, 1);
-  await fill(other.workspace_id, OTHER_ENTRIES, 2);
-  console.log(`bench: filled ${sample.entries.toLocaleString('en')} + ${OTHER_ENTRIES.toLocaleString('en')} log entries (with messages, events, attempts, webhook deliveries) in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  const filled = { workspaceId: measured.workspace_id, apiKey: measured.api_key, sample, now };
-  if (REUSE_DIR) writeFileSync(marker, JSON.stringify(filled));
-  return filled;
-}
-
 async function main(): Promise<number> {
   const dataDir = REUSE_DIR ? resolve(REUSE_DIR) : await mkdtemp(join(tmpdir(), 'mailroom-bench-logs-'));
   mkdirSync(dataDir, { recursive: true });
@@ -198,7 +157,7 @@ async function main(): Promise<number> {
       RATE_LIMIT_SEND_PER_MIN: '100000000',
       RATE_LIMIT_OTHER_PER_MIN: '100000000',
     };
-    const { workspaceId, apiKey, sample, now } = await prepare(env, postgres?.url, dataDir);
+    const { workspaceId, apiKey, sample, now } = await prepareScaleStore(env, postgres?.url, dataDir, { entries: ENTRIES, otherEntries: OTHER_ENTRIES, days: DAYS, reuse: REUSE_DIR !== undefined });
     await printPlans(env, workspaceId, sample, now);
 
     const port = await freePort();

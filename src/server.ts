@@ -192,9 +192,11 @@ export async function startServer(config: Config): Promise<App> {
   try {
     const app = await buildApp({ config, services: runtime.services });
     app.addHook('onClose', () => runtime.close());
-    await app.listen({ host: config.host, port: config.port });
-    // The first run: nobody can sign in yet, so the log holds the way in (issue 14; people/setup-service.ts).
+    // The first run: nobody can sign in yet, so the log holds the way in (people/setup-service.ts). Issued
+    // before listening: nothing may be awaited between "listening" and the caller's signal handlers, or a
+    // SIGTERM in that gap (a slow store) would end the process without a clean stop.
     const setupToken = await runtime.services.setup.issueIfNoUsers();
+    await app.listen({ host: config.host, port: config.port });
     if (setupToken) {
       const origin = config.publicOrigin ?? app.listeningOrigin;
       app.log.info(`No one can sign in yet: open ${origin}/setup?token=${setupToken} within an hour to create the first admin account and workspace`);

@@ -1,11 +1,12 @@
 /**
  * The logs and statistics of a workspace through the dashboard API
  * (dashboard/activity-routes.ts): the same answers as /v1/send/logs and
- * /v1/send/stats, for every role of the workspace and for no one else.
+ * /v1/send/stats, for every role of the workspace and for no one else; and
+ * a test e-mail sent from the dashboard (dashboard/send-routes.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { dashboardRequest, dashboardSignIn } from './helpers/dashboard-client.js';
+import { dashboardRequest, dashboardSignIn, signedInPerson } from './helpers/dashboard-client.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 
 const PASSWORD = 'correct horse 7';
@@ -53,7 +54,27 @@ describe('logs and statistics in the dashboard API', () => {
     assert.equal(bad.statusCode, 400);
   });
 
-  it('shows another workspace nothing: 404 for its logs and statistics', async () => {
+  it('sends a test e-mail for a developer through the rules of /v1/send, and not for a viewer', async () => {
+    const developer = await signedInPerson(t, t.workspaceId, 'developer');
+    const domains = await dashboardRequest(t, 'GET', `${base()}/sender-domains`, viewer);
+    assert.deepEqual(domains.json().data, ['sandbox.mailroom.test'], 'the sandbox domain, and no unverified one');
+    const body = { from_email: 'test@sandbox.mailroom.test', to: ['dev@example.com'], subject: 'A test from Mailroom', text: 'It works.' };
+    const sent = await dashboardRequest(t, 'POST', `${base()}/send`, { ...developer, body });
+    assert.equal(sent.statusCode, 200, sent.body);
+    assert.equal(sent.json().data.status, 'sent');
+    assert.equal(sent.headers['x-ratelimit-limit'], undefined, "no API key's limit is drawn from");
+    const logged = (await t.call('GET', `/v1/send/logs?message_id=${sent.json().data.message_id}`)).json().data;
+    assert.deepEqual(logged.map((e: { to: string; subject: string }) => [e.to, e.subject]), [['dev@example.com', 'A test from Mailroom']]);
+    const unverified = await dashboardRequest(t, 'POST', `${base()}/send`, { ...developer, body: { ...body, from_email: 'me@nowhere.example' } });
+    assert.deepEqual([unverified.json().data.status, unverified.json().data.error], ['failed', 'Sender domain nowhere.example is not a domain of this workspace; add and verify it first']);
+    const invalid = await dashboardRequest(t, 'POST', `${base()}/send`, { ...developer, body: { ...body, to: ['not an address'] } });
+    assert.equal(invalid.statusCode, 400);
+    const refused = await dashboardRequest(t, 'POST', `${base()}/send`, { ...viewer, body });
+    assert.deepEqual([refused.statusCode, refused.json().error], [403, 'A viewer of this workspace cannot do this']);
+  });
+
+  it('shows another workspace nothing: 404 for its logs, statistics and sending', async () => {
+    assert.equal((await dashboardRequest(t, 'GET', `${base()}/sender-domains`, outsider)).statusCode, 404);
     for (const path of ['/logs', '/stats', '/stats/timeseries']) {
       const res = await dashboardRequest(t, 'GET', `${base()}${path}`, outsider);
       assert.deepEqual([res.statusCode, res.json()], [404, { success: false, error: 'Workspace not found' }], path);

@@ -105,6 +105,9 @@ describe('dashboard API sessions', () => {
     assert.match(csp, /frame-ancestors 'none'/);
     assert.doesNotMatch(csp, /unsafe-inline'?[^;]*script|script-src[^;]*unsafe-inline/);
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    // Served over plain HTTP on a private address, the page must still load its own scripts.
+    assert.doesNotMatch(csp, /upgrade-insecure-requests/);
+    assert.equal(res.headers['strict-transport-security'], undefined, "HSTS is the TLS proxy's decision");
     // A session is no API key, and the dashboard does not touch the keys' budget.
     const { cookie } = await signIn(await newUser());
     const v1 = await t.app.inject({ method: 'GET', url: '/v1/api-keys', headers: { cookie } });

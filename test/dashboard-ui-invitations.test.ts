@@ -48,7 +48,11 @@ describe('invitations in Chromium', () => {
     await admin.getByLabel('Role', { exact: true }).selectOption(role);
     await admin.getByRole('button', { name: 'Create invitation link' }).click();
     await admin.getByRole('heading', { name: `Invitation link for a ${role}` }).waitFor();
-    const link = (await admin.locator('.invite-link code.secret').textContent())!;
+    // A link made before may still be on show for a moment: wait for this one.
+    const link = await waitFor(async () => {
+      const shown = await admin.locator('.invite-link code.secret').textContent();
+      return shown && !links.includes(shown) ? shown : undefined;
+    }, 'the new link');
     links.push(link);
     return link;
   }

@@ -171,6 +171,34 @@ describe('log search, stats over a range and the time series', () => {
     await expectSearch({ type: 'send', status: 'sent', since: at(2, 59), until: at(3, 1) });
   });
 
+  it('pages after a cursor (`before`, a log entry id) through the same entries as offsets do, with every filter, and refuses a stranger id', async () => {
+    // Pages of 37 walked by cursor: entries sharing a millisecond are split across pages, in (created_at, id) order.
+    const walk = async (query: string) => {
+      const ids: string[] = [];
+      for (let before = ''; ; ) {
+        const res = await t.call('GET', `/v1/send/logs?limit=37${before ? `&before=${before}` : ''}${query ? `&${query}` : ''}`);
+        assert.equal(res.statusCode, 200, res.body);
+        const page = (res.json().data as { id: string }[]).map((e) => e.id);
+        ids.push(...page);
+        if (page.length < 37) return ids;
+        before = page.at(-1)!;
+      }
+    };
+    for (const filter of [{}, { status: 'bounced' }, { to: 'ada@example.com' }, { since: at(10), until: at(40) }, { type: 'send', until: at(30) }] as Filter[]) {
+      const query = new URLSearchParams(filter as Record<string, string>).toString();
+      const expected = entries.get(t.workspaceId)!.filter((e) => matches(e, filter)).sort(newestFirst).map((e) => e.id);
+      assert.deepEqual(await walk(query), expected, `?${query}`);
+    }
+    const mine = entries.get(t.workspaceId)!.sort(newestFirst);
+    const theirs = [...entries.keys()].find((id) => id !== t.workspaceId)!;
+    const stranger = await t.call('GET', `/v1/send/logs?before=${entries.get(theirs)![0]!.id}`);
+    assert.deepEqual([stranger.statusCode, stranger.json().error], [400, 'before must be the id of a log entry of this workspace']);
+    // A cursor and an `until` above it: the cursor decides; below it, `until` does.
+    const cursor = mine[10]!;
+    const above = (await t.call('GET', `/v1/send/logs?limit=5&before=${cursor.id}&until=${new Date(Date.parse(cursor.created_at) + HOUR).toISOString()}`)).json().data;
+    assert.deepEqual(above.map((e: { id: string }) => e.id), mine.slice(11, 16).map((e) => e.id));
+  });
+
   it('keeps each workspace to its own entries', async () => {
     await expectSearch({ to: 'ada@example.com' }, other.workspaceId, other.apiKey);
     await expectSearch({ since: at(10), until: at(50) }, other.workspaceId, other.apiKey);

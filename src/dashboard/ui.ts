@@ -18,14 +18,17 @@ export const WEB_DIST = join(import.meta.dirname, '..', '..', 'web', 'dist');
  */
 export const UI_PAGES = ['/', '/setup', '/logs', '/domains', '/api-keys', '/webhooks', '/suppressions', '/members', '/settings', '/invite'] as const;
 
+/** The UI's pages of one thing each (Shell's pattern routes), answered with index.html whatever the id. */
+export const UI_PAGE_PATTERNS = ['/messages/:id'] as const;
+
 /** Any query string: the pages read theirs in the browser (the setup and invitation links' tokens). */
 const AnyQuery = Type.Object({}, { additionalProperties: true });
 
 /**
  * The dashboard's pages at `/`: the built files (hashed assets cached for a
- * year, the page itself revalidated), and index.html at each of UI_PAGES. With
- * the security headers of the dashboard's API. Without a build, a page
- * answers 503 saying how to make one.
+ * year, the page itself revalidated), and index.html at each of UI_PAGES and
+ * UI_PAGE_PATTERNS. With the security headers of the dashboard's API. Without
+ * a build, a page answers 503 saying how to make one.
  */
 export function dashboardUi(dist = WEB_DIST): FastifyPluginAsync {
   return async (app) => {
@@ -44,6 +47,6 @@ export function dashboardUi(dist = WEB_DIST): FastifyPluginAsync {
       if (!built) return reply.code(503).type('text/plain; charset=utf-8').send('The dashboard is not built: run npm run build:web\n');
       return reply.header('cache-control', 'no-cache').sendFile('index.html');
     };
-    for (const path of UI_PAGES) app.get(path, { schema: { querystring: AnyQuery } }, page);
+    for (const path of [...UI_PAGES, ...UI_PAGE_PATTERNS]) app.get(path, { schema: { querystring: AnyQuery } }, page);
   };
 }

@@ -10,6 +10,7 @@ export const LogsQuery = Type.Object(
   {
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
     offset: Type.Integer({ minimum: 0, default: 0 }),
+    before: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     type: Type.Optional(Type.Enum(['send', 'bounce', 'complaint'])),
     status: Type.Optional(Type.Enum(['sent', 'delivered', 'bounced', 'complained', 'suppressed', 'failed'])),
     message_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),

@@ -34,6 +34,12 @@ export interface LogFilter {
 
 type EntryQuery<O> = SelectQueryBuilder<Database, 'log_entries', O>;
 
+/** Where a page starts: after this entry, in the log's order (newest first). */
+export interface LogCursor {
+  created_at: string;
+  id: string;
+}
+
 /**
  * Entries a query counts before it stops: past it a total reads as "at least
  * this many" (a page of up to 100 still says where it is among the first ten).
@@ -70,13 +76,21 @@ function filtered<O>(query: EntryQuery<O>, workspaceId: string, filter: LogFilte
 
 /** Searching the log: pages newest first and counts of what matches. */
 export function createLogSearchRepository(db: Db) {
-  const pageQuery = (workspaceId: string, filter: LogFilter, limit: number, offset: number) =>
+  const pageQuery = (workspaceId: string, filter: LogFilter, limit: number, offset: number, after?: LogCursor) => {
+    // Of `until` and a cursor, only the lower upper bound: SQLite bounds an index search by one of them.
+    if (after && filter.until !== undefined) {
+      if (after.created_at < filter.until) filter = { ...filter, until: undefined };
+      else after = undefined;
+    }
     // The view's fields, in its order and under its names: the rows are the answer, with nothing to map.
-    filtered(db.selectFrom('log_entries').select(['id', 'type', 'status', 'recipient as to', 'from_email', 'subject', 'message_id', 'error', 'created_at']), workspaceId, filter)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset(offset);
+    let page = filtered(db.selectFrom('log_entries').select(['id', 'type', 'status', 'recipient as to', 'from_email', 'subject', 'message_id', 'error', 'created_at']), workspaceId, filter);
+    if (after) {
+      // Past the cursor in (created_at desc, id desc), as one row-value comparison: both stores take it as
+      // a bound on the (…, created_at, id) index, so a page reads its own entries, however deep it is.
+      page = page.where(sql`(created_at, id)`, '<', sql`(${after.created_at}, ${after.id})`);
+    }
+    return page.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset);
+  };
   // Counting stops one past the cap: how far it reads is bounded whatever the filter matches. Newest
   // first, as the page reads them, unless a message is named (its few entries come off its own
   // index): without an order PostgreSQL may count a sender with half the log by reading the table
@@ -88,6 +102,11 @@ export function createLogSearchRepository(db: Db) {
   };
 
   return {
+    /** The place of an entry of the workspace in the log, to page from; undefined for any other id. */
+    async cursorOf(workspaceId: string, id: string): Promise<LogCursor | undefined> {
+      return db.selectFrom('log_entries').select(['created_at', 'id']).where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
+    },
+
     /** The queries behind a page and its count, for their plans (test/log-search-plans.test.ts). */
     pageQuery,
     countQuery,
@@ -97,8 +116,8 @@ export function createLogSearchRepository(db: Db) {
      * EXACT_COUNT_LIMIT + 1 when counted off an index), in one statement
      * (log-page-json.ts).
      */
-    async pageJson(workspaceId: string, filter: LogFilter, limit: number, offset: number): Promise<{ entries: string; total: number }> {
-      const query = logPageJsonQuery(db, pageQuery(workspaceId, filter, limit, offset), workspaceId, filter, countQuery(workspaceId, filter));
+    async pageJson(workspaceId: string, filter: LogFilter, limit: number, offset: number, after?: LogCursor): Promise<{ entries: string; total: number }> {
+      const query = logPageJsonQuery(db, pageQuery(workspaceId, filter, limit, offset, after), workspaceId, filter, countQuery(workspaceId, filter));
       const { rows } = await query.execute(db);
       return { entries: rows[0]!.entries, total: Number(rows[0]!.total) };
     },

@@ -1,3 +1,4 @@
+import { ValidationError } from '../errors.js';
 import type { Store } from '../repositories/index.js';
 import { parseRange } from '../time-range.js';
 import { EXACT_COUNT_LIMIT, type LogFilter } from './log-search-repository.js';
@@ -8,6 +9,8 @@ export type { LogEntryView } from './log-search-repository.js';
 export interface LogQuery extends Omit<LogFilter, 'since' | 'until'> {
   limit: number;
   offset: number;
+  /** A log entry's id: the page starts after it (keyset paging, as fast at any depth). */
+  before?: string | undefined;
   since?: string | undefined;
   until?: string | undefined;
 }
@@ -31,7 +34,9 @@ export function createLogService(store: Store) {
     async list(workspaceId: string, query: LogQuery): Promise<{ entries: string; total: LogTotal }> {
       const { limit, offset, type, status, message_id, to, from_email } = query;
       const filter: LogFilter = { type, status, message_id, to, from_email, ...parseRange(query) };
-      const { entries, total } = await store.logSearch.pageJson(workspaceId, filter, limit, offset);
+      const after = query.before === undefined ? undefined : await store.logSearch.cursorOf(workspaceId, query.before);
+      if (query.before !== undefined && !after) throw new ValidationError('before must be the id of a log entry of this workspace');
+      const { entries, total } = await store.logSearch.pageJson(workspaceId, filter, limit, offset, after);
       const counted = filter.message_id !== undefined || filter.to !== undefined || filter.from_email !== undefined;
       return { entries, total: counted && total > EXACT_COUNT_LIMIT ? { count: EXACT_COUNT_LIMIT, relation: 'gte' } : { count: total, relation: 'eq' } };
     },

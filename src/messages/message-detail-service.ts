@@ -72,6 +72,15 @@ async function whyNoRaw(repos: Repositories, message: MessagesTable, attempts: D
 }
 
 export function createMessageDetailService(store: Store) {
+  async function content(workspaceId: string, id: string): Promise<MessageContent> {
+    return store.snapshot(async (repos) => {
+      const message = await messageOf(repos, workspaceId, id);
+      const mime = await repos.messageMime.find(id);
+      const raw_unavailable_reason = mime ? null : await whyNoRaw(repos, message, await repos.deliveryAttempts.listForMessage(id));
+      return { html: message.html, text: message.text, raw: mime?.raw ?? null, raw_unavailable_reason };
+    });
+  }
+
   return {
     async get(workspaceId: string, id: string): Promise<MessageDetail> {
       // One snapshot: a status moving meanwhile cannot show up in the entries but not in the events.
@@ -112,13 +121,20 @@ export function createMessageDetailService(store: Store) {
       });
     },
 
-    async content(workspaceId: string, id: string): Promise<MessageContent> {
-      return store.snapshot(async (repos) => {
-        const message = await messageOf(repos, workspaceId, id);
-        const mime = await repos.messageMime.find(id);
-        const raw_unavailable_reason = mime ? null : await whyNoRaw(repos, message, await repos.deliveryAttempts.listForMessage(id));
-        return { html: message.html, text: message.text, raw: mime?.raw ?? null, raw_unavailable_reason };
-      });
+    content,
+
+    /** The MIME as handed over, alone (the dashboard's download); 404 saying why when there is none. */
+    async raw(workspaceId: string, id: string): Promise<{ id: string; raw: string }> {
+      const { raw, raw_unavailable_reason } = await content(workspaceId, id);
+      if (raw === null) throw new NotFoundError(raw_unavailable_reason ?? 'The message as handed over is not kept');
+      return { id, raw };
+    },
+
+    /** The HTML body alone (the dashboard's sandboxed frame); 404 for a message without one. */
+    async html(workspaceId: string, id: string): Promise<string> {
+      const message = await messageOf(store, workspaceId, id);
+      if (message.html === null) throw new NotFoundError('The message has no HTML part');
+      return message.html;
     },
   };
 }

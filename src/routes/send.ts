@@ -6,7 +6,8 @@ import { ok } from '../http/envelope.js';
 const OptionalText = Type.Optional(Type.Union([Type.String(), Type.Null()]));
 
 // Types only: recipient count, address syntax and header safety are the send service's rules.
-const SendBody = Type.Object(
+// Also the dashboard's (dashboard/): one rule for both ways in.
+export const SendBody = Type.Object(
   {
     to: Type.Array(Type.String()),
     from_email: Type.String(),

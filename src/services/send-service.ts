@@ -6,7 +6,7 @@ import type { Store } from '../repositories/index.js';
 import { eventAbout, type MessageEvent } from '../events/message-event.js';
 import { domainOf } from './email-address.js';
 import { parseSendRequest, type SendInput } from './send-request.js';
-import { checkSenderDomain } from './sender-domain.js';
+import { checkSenderDomain, sendableDomains } from './sender-domain.js';
 
 export interface SendResult {
   message_id: string;
@@ -23,6 +23,9 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
      * row the delivery worker claims, all in one transaction (shared with the
      * sends accepted at the same moment, see accepted-send-writer.ts).
      */
+    /** The domains this workspace may send from now (sender-domain.ts). */
+    senderDomains: (workspaceId: string) => sendableDomains(store.domains, config, workspaceId),
+
     async accept(workspaceId: string, input: SendInput): Promise<SendResult> {
       const request = parseSendRequest(input);
       const senderDomain = await checkSenderDomain(store.domains, config, workspaceId, domainOf(request.from.address));

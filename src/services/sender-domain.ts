@@ -30,3 +30,13 @@ export async function checkSenderDomain(
   }
   return { kind: 'verified', row };
 }
+
+/**
+ * The domains mail may come from now, as checkSenderDomain judges them: the
+ * workspace's verified domains, and the sandbox domain under the sandbox
+ * provider (what the dashboard offers for a test e-mail).
+ */
+export async function sendableDomains(domains: Repositories['domains'], config: Pick<Config, 'provider'>, workspaceId: string): Promise<string[]> {
+  const verified = (await domains.listByWorkspace(workspaceId)).filter((row) => row.status === 'verified').map((row) => row.domain);
+  return config.provider === 'sandbox' ? [...verified, SANDBOX_SENDER_DOMAIN] : verified;
+}

@@ -4,6 +4,7 @@ import { ApiKeysPage } from '../features/api-keys/ApiKeysPage';
 import { DomainsPage } from '../features/domains/DomainsPage';
 import { LogsPage } from '../features/logs/LogsPage';
 import { MembersPage } from '../features/members/MembersPage';
+import { MessagePage } from '../features/messages/MessagePage';
 import { OverviewPage } from '../features/overview/OverviewPage';
 import { SettingsPage } from '../features/settings/SettingsPage';
 import { SuppressionsPage } from '../features/suppressions/SuppressionsPage';
@@ -23,9 +24,10 @@ interface NavEntry {
 }
 const SETTINGS: NavEntry = { path: '/settings', label: 'Settings' };
 const OVERVIEW: NavEntry = { path: '/', label: 'Overview', Page: OverviewPage };
+const LOGS: NavEntry = { path: '/logs', label: 'Logs', Page: LogsPage };
 const NAV: NavEntry[] = [
   OVERVIEW,
-  { path: '/logs', label: 'Logs', Page: LogsPage },
+  LOGS,
   { path: '/domains', label: 'Domains', Page: DomainsPage },
   { path: '/api-keys', label: 'API keys', Page: ApiKeysPage },
   { path: '/webhooks', label: 'Webhooks', Page: WebhooksPage },
@@ -33,6 +35,18 @@ const NAV: NavEntry[] = [
   { path: '/members', label: 'Members', Page: MembersPage },
   SETTINGS,
 ];
+
+/**
+ * Pages of one thing, reached from another page's rows rather than the
+ * navigation, which marks `parent` as current there; the path's first group is
+ * the thing's id. Each pattern is also in src/dashboard/ui.ts's UI_PAGE_PATTERNS.
+ */
+interface ItemRoute {
+  pattern: RegExp;
+  parent: NavEntry;
+  Page: ComponentType<WorkspacePageProps & { id: string }>;
+}
+const ITEMS: ItemRoute[] = [{ pattern: /^\/messages\/([^/]+)$/, parent: LOGS, Page: MessagePage }];
 
 interface ShellProps {
   session: SessionInfo;
@@ -48,8 +62,10 @@ interface ShellProps {
 export function Shell({ session, path, onSignedOut, onSessionChanged, apiKey: firstKey, workspaceId: openIn }: ShellProps) {
   const [workspaceId, setWorkspaceId] = useState(openIn ?? session.workspaces[0]?.id ?? '');
   const [apiKey, setApiKey] = useState(firstKey);
-  const current = NAV.find((n) => path === n.path) ?? OVERVIEW;
-  const Page = current.Page;
+  const item = ITEMS.map((route) => ({ route, id: route.pattern.exec(path)?.[1] })).find((found) => found.id !== undefined);
+  const current = item?.route.parent ?? NAV.find((n) => path === n.path) ?? OVERVIEW;
+  const Page = item ? undefined : current.Page;
+  const ItemPage = item?.route.Page;
   const workspace = session.workspaces.find((w) => w.id === workspaceId);
 
   async function leave() {
@@ -105,7 +121,10 @@ export function Shell({ session, path, onSignedOut, onSessionChanged, apiKey: fi
           </section>
         )}
         {Page && workspace && <Page key={workspace.id} workspaceId={workspace.id} role={workspace.role} userId={session.user.id} />}
-        {Page && !workspace && <p className="muted">You are not a member of any workspace yet.</p>}
+        {ItemPage && workspace && item?.id && (
+          <ItemPage key={`${workspace.id} ${item.id}`} workspaceId={workspace.id} role={workspace.role} userId={session.user.id} id={item.id} />
+        )}
+        {(Page ?? ItemPage) && !workspace && <p className="muted">You are not a member of any workspace yet.</p>}
         {current === SETTINGS && (
           <SettingsPage
             session={session}

@@ -9,10 +9,13 @@ import { api } from './api';
 export function useResource<T>(path: string) {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<string>();
-  const reload = useCallback(() => {
-    api<T>('GET', path).then(setData, (e: Error) => setError(e.message));
-  }, [path]);
-  useEffect(reload, [reload]);
+  const reload = useCallback(
+    (): Promise<void> =>
+      // A successful read leaves the error alone: it may be the refusal of the change that asked for it.
+      api<T>('GET', path).then(setData, (e: Error) => setError(e.message)),
+    [path],
+  );
+  useEffect(() => void reload(), [reload]);
   const change = useCallback(
     async (call: () => Promise<unknown>) => {
       setError(undefined);

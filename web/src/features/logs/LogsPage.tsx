@@ -1,7 +1,13 @@
 import { useEffect, useState } from 'react';
 import { FormError } from '../../components/FormError';
+import { LiveToggle } from '../../components/LiveToggle';
+import { useLive } from '../../lib/live';
+import { navigate } from '../../lib/router';
 import type { WorkspacePageProps } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
+import { LogFilterForm } from './LogFilterForm';
+import { filtersOfSearch, firstPageOf, isFiltered, searchOfFilters } from './log-filters';
+import { SendTestForm } from './SendTestForm';
 
 /** SPEC.md §2.3's log entry, as GET /v1/send/logs answers it. */
 interface LogEntry {
@@ -22,72 +28,57 @@ interface LogPage {
 }
 
 const PAGE = 50;
-const STATUSES = ['sent', 'delivered', 'bounced', 'complained', 'suppressed', 'failed'] as const;
 const BADGE: Record<string, string> = { delivered: 'verified', sent: 'pending', suppressed: 'pending', bounced: 'failed', complained: 'failed', failed: 'failed' };
 
-/** The filters a link carries: `?status=…&to=…&offset=…`. */
-function filtersOfUrl() {
-  const query = new URLSearchParams(window.location.search);
-  return { status: query.get('status') ?? '', to: query.get('to') ?? '', offset: Number(query.get('offset')) || 0 };
-}
+const messagePath = (entry: LogEntry) => `/messages/${entry.message_id}`;
 
 /**
- * A workspace's log, newest first: filtered by status and recipient, the
- * filters kept in the address so a link shows the same view, each failed or
- * bounced entry with its error. Everything shown from mail is text.
+ * A workspace's log, newest first: every filter of /v1/send/logs, combinable
+ * and kept in the address (a link shows the same view), paged, each failed
+ * or bounced entry with its error, a row leading to its message, and live
+ * updates that a switch pauses. Everything shown from mail is text.
  */
-export function LogsPage({ workspaceId }: WorkspacePageProps) {
-  const [filters, setFilters] = useState(filtersOfUrl);
-  const [to, setTo] = useState(filters.to);
-  const query = new URLSearchParams({ limit: String(PAGE), offset: String(filters.offset) });
-  if (filters.status) query.set('status', filters.status);
-  if (filters.to) query.set('to', filters.to);
-  const { data, error } = useResource<LogPage>(`/workspaces/${workspaceId}/logs?${query}`);
+export function LogsPage({ workspaceId, role }: WorkspacePageProps) {
+  const [filters, setFilters] = useState(() => filtersOfSearch(window.location.search));
+  const [live, setLive] = useState(true);
+  const query = new URLSearchParams(searchOfFilters(filters).slice(1));
+  query.set('limit', String(PAGE));
+  const { data, error, reload } = useResource<LogPage>(`/workspaces/${workspaceId}/logs?${query}`);
+  useLive(reload, live);
 
   useEffect(() => {
-    const shown = new URLSearchParams();
-    if (filters.status) shown.set('status', filters.status);
-    if (filters.to) shown.set('to', filters.to);
-    if (filters.offset) shown.set('offset', String(filters.offset));
-    const search = shown.size > 0 ? `?${shown}` : '';
+    const search = searchOfFilters(filters);
     if (search !== window.location.search) window.history.replaceState(null, '', `/logs${search}`);
   }, [filters]);
 
+  // The cursors of the pages before this one, to go back to; a view opened from a link starts with none.
+  const [newer, setNewer] = useState<string[]>([]);
+  const older = () => {
+    setNewer([...newer, filters.before]);
+    setFilters({ ...filters, before: data!.entries.at(-1)!.id, offset: 0 });
+  };
+  const back = () => {
+    setFilters({ ...filters, before: newer.at(-1) ?? '', offset: 0 });
+    setNewer(newer.slice(0, -1));
+  };
+  const onFilters = (next: typeof filters) => {
+    setNewer([]);
+    setFilters(next);
+  };
+  const paged = filters.before !== '' || filters.offset > 0;
   const total = data && `${data.total.relation === 'gte' ? 'more than ' : ''}${data.total.count.toLocaleString()}`;
   return (
     <>
-      <h1>Logs</h1>
-      <form
-        className="card wide filters"
-        aria-label="Filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setFilters({ ...filters, to: to.trim(), offset: 0 });
-        }}
-      >
-        <label className="field">
-          <span>Status</span>
-          <select value={filters.status} onChange={(e) => setFilters({ ...filters, status: e.target.value, offset: 0 })}>
-            <option value="">Any</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="field">
-          <span>Recipient</span>
-          <input type="search" value={to} placeholder="someone@example.com" onChange={(e) => setTo(e.target.value)} />
-        </label>
-        <button type="submit" className="secondary">
-          Search
-        </button>
-      </form>
+      <div className="page-head">
+        <h1>Logs</h1>
+        <LiveToggle on={live} onChange={setLive} />
+      </div>
+      <LogFilterForm key={searchOfFilters(firstPageOf(filters))} filters={filters} onChange={onFilters} />
+      {role !== 'viewer' && <SendTestForm workspaceId={workspaceId} onSent={(messageId) => navigate(`/messages/${messageId}`)} />}
       <section className="card wide" aria-labelledby="logs-title">
         <h2 id="logs-title">Log entries{total !== undefined && <span className="muted"> ({total})</span>}</h2>
         <FormError message={error} />
-        {data && data.entries.length === 0 && <p className="muted">{filters.status || filters.to ? 'No entries match these filters.' : 'No mail yet. Entries appear here as soon as mail is sent.'}</p>}
+        {data && data.entries.length === 0 && <p className="muted">{isFiltered(filters) ? 'No entries match these filters.' : 'No mail yet. Entries appear here as soon as mail is sent.'}</p>}
         {data && data.entries.length > 0 && (
           <table className="table logs">
             <thead>
@@ -105,7 +96,15 @@ export function LogsPage({ workspaceId }: WorkspacePageProps) {
                   <td data-label="Recipient">{entry.to}</td>
                   <td data-label="Subject">
                     <div>
-                      {entry.subject}
+                      <a
+                        href={messagePath(entry)}
+                        onClick={(e) => {
+                          e.preventDefault();
+                          navigate(messagePath(entry));
+                        }}
+                      >
+                        {entry.subject || '(no subject)'}
+                      </a>
                       <span className="muted small log-from">from {entry.from_email}</span>
                     </div>
                   </td>
@@ -120,15 +119,16 @@ export function LogsPage({ workspaceId }: WorkspacePageProps) {
             </tbody>
           </table>
         )}
-        {data && (filters.offset > 0 || data.entries.length === PAGE) && (
+        {data && (paged || data.entries.length === PAGE) && (
           <div className="pager">
-            <span>
-              {filters.offset + 1}–{filters.offset + data.entries.length}
-            </span>
-            <button type="button" className="secondary" disabled={filters.offset === 0} onClick={() => setFilters({ ...filters, offset: Math.max(0, filters.offset - PAGE) })}>
+            <span>{paged ? 'Older entries' : 'The newest entries'}</span>
+            <button type="button" className="secondary" disabled={!paged} onClick={() => onFilters(firstPageOf(filters))}>
+              Newest
+            </button>
+            <button type="button" className="secondary" disabled={!paged} onClick={back}>
               Newer
             </button>
-            <button type="button" className="secondary" disabled={data.entries.length < PAGE} onClick={() => setFilters({ ...filters, offset: filters.offset + PAGE })}>
+            <button type="button" className="secondary" disabled={data.entries.length < PAGE} onClick={older}>
               Older
             </button>
           </div>

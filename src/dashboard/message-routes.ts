@@ -1,0 +1,49 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ok } from '../http/envelope.js';
+import { inertMailHtml, mailHtmlPolicy } from './mail-html-frame.js';
+import { workspaceIdOf } from './workspace-access.js';
+
+const MessageParams = Type.Object({ workspaceId: Type.String(), id: Type.String() });
+/** `remote_images=1`: the reader asked for the images the message links to. */
+const HtmlQuery = Type.Object({ remote_images: Type.Optional(Type.Literal('1')) }, { additionalProperties: false });
+
+/**
+ * Set before anything else runs, so that every answer of the HTML route, an
+ * error included, carries the frame's policy rather than the dashboard's.
+ */
+async function framePolicy(request: FastifyRequest, reply: FastifyReply) {
+  const { remote_images } = request.query as { remote_images?: unknown };
+  reply.header('content-security-policy', mailHtmlPolicy(remote_images === '1'));
+}
+
+/**
+ * A message's history and content, through the same service as
+ * /v1/messages: every role reads them. Besides /v1's two answers, the MIME as
+ * a `.eml` download and the HTML body as a document for the message page's
+ * sandboxed frame (mail-html-frame.ts).
+ */
+export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const messages = app.services.messages;
+  const base = '/workspaces/:workspaceId/messages/:id';
+  const read = { ability: 'read' } as const;
+
+  app.get(base, { schema: { params: MessageParams }, config: read }, async (request) => ok(await messages.get(workspaceIdOf(request), request.params.id)));
+
+  app.get(`${base}/content`, { schema: { params: MessageParams }, config: read }, async (request) =>
+    ok(await messages.content(workspaceIdOf(request), request.params.id)),
+  );
+
+  app.get(`${base}/raw`, { schema: { params: MessageParams }, config: read }, async (request, reply) => {
+    const { id, raw } = await messages.raw(workspaceIdOf(request), request.params.id);
+    return reply.type('message/rfc822').header('content-disposition', `attachment; filename="${id}.eml"`).send(raw);
+  });
+
+  // helmet's other headers stay (nosniff, no-referrer, X-Frame-Options SAMEORIGIN); its CSP gives way to the frame's.
+  app.get(
+    `${base}/html`,
+    { schema: { params: MessageParams, querystring: HtmlQuery }, config: read, helmet: { contentSecurityPolicy: false }, onRequest: framePolicy },
+    async (request, reply) => reply.type('text/html; charset=utf-8').send(inertMailHtml(await messages.html(workspaceIdOf(request), request.params.id))),
+  );
+};

@@ -1,0 +1,101 @@
+import { useState } from 'react';
+import { CopyButton } from '../../components/CopyButton';
+import { FormError } from '../../components/FormError';
+import { LiveToggle } from '../../components/LiveToggle';
+import { useLive } from '../../lib/live';
+import { navigate } from '../../lib/router';
+import type { WorkspacePageProps } from '../../lib/session';
+import { useResource } from '../../lib/use-resource';
+import { MessageBody } from './MessageBody';
+import { MessageWebhooks } from './MessageWebhooks';
+import { RecipientTimeline } from './RecipientTimeline';
+import { when, type MessageDetail } from './types';
+
+export interface MessagePageProps extends WorkspacePageProps {
+  /** The message's id, as the address names it. */
+  id: string;
+}
+
+function size(bytes: number | null): string {
+  if (bytes === null) return 'Not built yet';
+  const exact = `${bytes.toLocaleString()} bytes`;
+  return bytes < 1024 ? exact : `${(bytes / 1024).toFixed(1)} KB (${exact})`;
+}
+
+/**
+ * One message (`/messages/<id>`, linked from each log entry): who sent it to
+ * whom, each recipient's timeline of attempts and events, the webhook
+ * deliveries it caused, and its content. Everything from mail is text here;
+ * only the HTML body is rendered, in its sandboxed frame.
+ */
+export function MessagePage({ workspaceId, role, id }: MessagePageProps) {
+  const path = `/workspaces/${workspaceId}/messages/${encodeURIComponent(id)}`;
+  const { data: message, error, reload } = useResource<MessageDetail>(path);
+  // Live: a bounce, a complaint or a webhook retry recorded by any Mailroom process shows within 2 seconds.
+  const [live, setLive] = useState(true);
+  useLive(reload, live);
+  const from = message && (message.from_name ? `${message.from_name} <${message.from_email}>` : message.from_email);
+
+  return (
+    <>
+      <p className="back">
+        <a
+          href="/logs"
+          onClick={(e) => {
+            e.preventDefault();
+            navigate('/logs');
+          }}
+        >
+          ← Logs
+        </a>
+      </p>
+      <div className="page-head">
+        <h1 className="message-subject">{message ? message.subject : 'Message'}</h1>
+        <LiveToggle on={live} onChange={setLive} />
+      </div>
+      <FormError message={error} />
+      {!message && !error && <p className="muted">Loading…</p>}
+      {message && (
+        <>
+          <section className="card wide" aria-labelledby="facts-title">
+            <h2 id="facts-title" className="visually-hidden">
+              Headers
+            </h2>
+            <dl className="facts message-facts">
+              <dt>From</dt>
+              <dd>{from}</dd>
+              <dt>To</dt>
+              <dd>{message.recipients.map((r) => r.to).join(', ')}</dd>
+              <dt>Reply-To</dt>
+              <dd>{message.reply_to ?? <span className="muted">None</span>}</dd>
+              <dt>Size</dt>
+              <dd>{size(message.size_bytes)}</dd>
+              <dt>Created</dt>
+              <dd>
+                <time dateTime={message.created_at}>{when(message.created_at)}</time>
+              </dd>
+              <dt>Message ID</dt>
+              <dd className="value-row">
+                <code className="record-value">{message.id}</code>
+                <CopyButton value={message.id} label="Copy ID" />
+              </dd>
+            </dl>
+          </section>
+          <section className="card wide" aria-labelledby="recipients-title">
+            <div className="section-head">
+              <h2 id="recipients-title">Recipients</h2>
+              <button type="button" className="secondary" onClick={() => void reload()}>
+                Refresh
+              </button>
+            </div>
+            {message.recipients.map((recipient, i) => (
+              <RecipientTimeline key={recipient.to} recipient={recipient} index={i} />
+            ))}
+          </section>
+          <MessageWebhooks workspaceId={workspaceId} deliveries={message.webhook_deliveries} canChange={role !== 'viewer'} onRetried={() => void reload()} />
+          <MessageBody path={path} hasHtml={message.has_html} />
+        </>
+      )}
+    </>
+  );
+}

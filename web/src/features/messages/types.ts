@@ -1,0 +1,77 @@
+/** GET …/messages/:id: the message and what became of each recipient (the README's "A message's history"). */
+export interface MessageDetail {
+  id: string;
+  from_email: string;
+  /** '' when the sender has no display name. */
+  from_name: string;
+  reply_to: string | null;
+  subject: string;
+  created_at: string;
+  /** Of the MIME as handed over; null until it has been. */
+  size_bytes: number | null;
+  has_html: boolean;
+  has_text: boolean;
+  recipients: Recipient[];
+  webhook_deliveries: MessageWebhookDelivery[];
+}
+
+export interface Recipient {
+  to: string;
+  status: string;
+  error: string | null;
+  events: RecipientEvent[];
+  attempts: Attempt[];
+}
+
+export interface RecipientEvent {
+  type: string;
+  status: string;
+  at: string;
+  /** The bounce's diagnostic, the failure's error, the suppression's reason or the complaint's feedback type. */
+  detail: string | null;
+}
+
+export interface Attempt {
+  attempt: number;
+  at: string;
+  outcome: string;
+  /** The provider's or the upstream's reply. */
+  reply: string;
+  duration_ms: number | null;
+  /** `sandbox`, `smtp`, or `inbound` for a soft bounce reported later. */
+  provider: string;
+}
+
+export interface MessageWebhookDelivery {
+  id: string;
+  webhook_id: string;
+  event: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  last_response_status: number | null;
+  next_attempt_at: string | null;
+}
+
+/** GET …/messages/:id/content. */
+export interface MessageContent {
+  html: string | null;
+  text: string | null;
+  raw: string | null;
+  raw_unavailable_reason: string | null;
+}
+
+/** The badge colour of a status, as the Logs page shows it. */
+export const STATUS_BADGE: Record<string, string> = {
+  delivered: 'verified',
+  sent: 'pending',
+  pending: 'pending',
+  suppressed: 'pending',
+  accepted: 'pending',
+  temporary: 'pending',
+  bounced: 'failed',
+  complained: 'failed',
+  failed: 'failed',
+  permanent: 'failed',
+};
+
+export const when = (iso: string) => new Date(iso).toLocaleString();
