@@ -48,6 +48,8 @@ describe('the dashboard in Chromium', () => {
       const html = await res.text();
       assert.doesNotMatch(html, /https?:\/\//, 'no CDN, no font service');
     }
+    const icon = await fetch(`${server.base}/favicon.svg`);
+    assert.deepEqual([icon.status, icon.headers.get('content-type')], [200, 'image/svg+xml'], 'an icon of its own: no browser asks /favicon.ico of the API');
     assert.equal((await fetch(`${server.base}/v1/nothing-here`)).status, 401, '/v1 keeps its guard');
   });
 
