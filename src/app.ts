@@ -17,6 +17,7 @@ import { statsRoutes } from './stats/index.js';
 import { messageRoutes } from './messages/index.js';
 import { DASHBOARD_API_PREFIX, dashboardApi, dashboardUi } from './dashboard/index.js';
 import type { Services } from './services/index.js';
+import { registerIdempotency } from './sending/idempotency/index.js';
 
 /** HTML bodies can be large; this bounds what one request may make us buffer. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -62,6 +63,8 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
     rateLimiter: services.rateLimiter,
     limits: config.rateLimits,
   });
+  // After the guard's onRequest hook, so a replay is counted and carries fresh rate-limit headers.
+  registerIdempotency(app, services.idempotency);
 
   await app.register(healthRoutes);
   await app.register(sendRoutes);

@@ -79,7 +79,7 @@ describe('authentication', () => {
 
     const list = await t.call('GET', '/v1/api-keys');
     const listed = list.json().data.find((k: { id: string }) => k.id === created.id);
-    assert.deepEqual(Object.keys(listed).sort(), ['created_at', 'id', 'last_used_at', 'masked_key', 'name']);
+    assert.deepEqual(Object.keys(listed).sort(), ['created_at', 'domain_id', 'id', 'last_used_at', 'masked_key', 'name', 'permission']);
     assert.equal(listed.masked_key, created.masked_key);
     assert.ok(!list.body.includes(created.key));
   });

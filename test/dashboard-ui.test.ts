@@ -132,6 +132,7 @@ describe('the dashboard in Chromium', () => {
     const key = (await page.locator('.notice-card code.secret').textContent())!;
     assert.equal((await fetch(`${server.base}/v1/api-keys`, { headers: { 'x-api-key': key } })).status, 200);
     await page.getByRole('row', { name: /Deploys/ }).waitFor();
+    assert.match((await page.getByRole('row', { name: /Deploys/ }).textContent())!, /Full access/, 'the list shows the permission');
     assert.equal(await page.getByText(key).count(), 1, 'the whole key only in the notice, not in the table');
     await shoot('api-keys');
 
@@ -139,6 +140,19 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Delete “Deploys”' }).click();
     await page.getByRole('row', { name: /Deploys/ }).waitFor({ state: 'detached' });
     assert.equal((await fetch(`${server.base}/v1/api-keys`, { headers: { 'x-api-key': key } })).status, 401, 'refused at once');
+
+    // A sending key, chosen with the labelled Access field: shown as such, and it can only send.
+    await page.getByLabel('Name').fill('Shop');
+    await page.getByLabel('Access').selectOption({ label: 'Sending only' });
+    await page.getByLabel('Sends from').waitFor();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('heading', { name: 'Key “Shop” created' }).waitFor();
+    const sending = (await page.locator('.notice-card code.secret').textContent())!;
+    assert.match((await page.getByRole('row', { name: /Shop/ }).textContent())!, /Sending only/);
+    assert.equal((await fetch(`${server.base}/v1/api-keys`, { headers: { 'x-api-key': sending } })).status, 403, 'a sending key only sends');
+    await page.getByRole('button', { name: 'Delete Shop' }).click();
+    await page.getByRole('button', { name: 'Delete “Shop”' }).click();
+    await page.getByRole('row', { name: /Shop/ }).waitFor({ state: 'detached' });
   });
 
   it('adds a domain, shows its records with a copy button each, and verifies it once the DKIM record is published', async () => {

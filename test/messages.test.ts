@@ -57,7 +57,7 @@ describe('message detail', () => {
     assert.deepEqual(
       { ...message, recipients: undefined, webhook_deliveries: undefined },
       {
-        id, from_email: 'billing@sandbox.mailroom.test', from_name: 'Acme Billing', reply_to: 'Help Desk <help@acme.example>', subject: 'Hello',
+        id, from_email: 'billing@sandbox.mailroom.test', from_name: 'Acme Billing', reply_to: 'Help Desk <help@acme.example>', cc: [], bcc: [], subject: 'Hello',
         created_at: message.created_at, size_bytes: Buffer.byteLength(kept!.raw), has_html: true, has_text: true, recipients: undefined, webhook_deliveries: undefined,
       },
     );

@@ -134,7 +134,7 @@ describe('POST /v1/send', () => {
     ['html and text empty', sendBody({ text: '', html: '' }), 'html or text is required: give at least one of them'],
     ['html not a string', sendBody({ html: 1 }), 'html must be a string'],
     ['invalid reply_to', sendBody({ reply_to: 'nobody' }), 'reply_to must be a valid email address, optionally as Name <address> (got "nobody")'],
-    ['unknown field', sendBody({ cc: ['x@example.com'] }), 'cc is not a supported field'],
+    ['unknown field', sendBody({ bbc: ['x@example.com'] }), 'bbc is not a supported field'],
     ['body not an object', ['a'], 'The request body must be a JSON object'],
   ];
   for (const [name, body, error] of invalid) {
@@ -176,6 +176,6 @@ describe('POST /v1/send', () => {
   it('keeps the parsed Reply-To mailbox, not the raw string', async () => {
     const res = await t.call('POST', '/v1/send', { body: sendBody({ reply_to: ' "Support, EU" <help@example.com> ' }) });
     const message = await t.db.selectFrom('messages').selectAll().where('id', '=', res.json().data.message_id).executeTakeFirstOrThrow();
-    assert.deepEqual(JSON.parse(message.reply_to!), { name: 'Support, EU', address: 'help@example.com' });
+    assert.deepEqual(JSON.parse(message.reply_to!), [{ name: 'Support, EU', address: 'help@example.com' }]);
   });
 });

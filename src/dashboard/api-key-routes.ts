@@ -15,9 +15,10 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.post('/workspaces/:workspaceId/api-keys', { schema: { params: WorkspaceParams, body: ApiKeyBody }, config: { ability: 'configure' } }, async (request, reply) =>
-    reply.code(201).send(ok(await apiKeys.create(workspaceIdOf(request), request.body.name))),
+    reply.code(201).send(ok(await apiKeys.create(workspaceIdOf(request), request.body.name, request.body))),
   );
 
+  // May delete the last full_access key too (unlike /v1): a signed-in member can always make another here.
   app.delete('/workspaces/:workspaceId/api-keys/:id', { schema: { params: KeyParams }, config: { ability: 'configure' } }, async (request) =>
     ok(await apiKeys.remove(workspaceIdOf(request), request.params.id)),
   );

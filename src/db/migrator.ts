@@ -13,6 +13,9 @@ import * as people from './migrations/0011-people.js';
 import * as sessions from './migrations/0012-sessions.js';
 import * as setupTokens from './migrations/0013-setup-tokens.js';
 import * as invitations from './migrations/0014-invitations.js';
+import * as sendExtensions from './migrations/0015-send-extensions.js';
+import * as apiKeyScopes from './migrations/0016-api-key-scopes.js';
+import * as idempotencyKeys from './migrations/0017-idempotency-keys.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -30,6 +33,9 @@ const migrations: Record<string, Migration> = {
   '0012-sessions': sessions,
   '0013-setup-tokens': setupTokens,
   '0014-invitations': invitations,
+  '0015-send-extensions': sendExtensions,
+  '0016-api-key-scopes': apiKeyScopes,
+  '0017-idempotency-keys': idempotencyKeys,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -29,6 +29,7 @@ export interface Database {
   sign_in_failures: SignInFailuresTable;
   setup_tokens: SetupTokensTable;
   invitations: InvitationsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export interface WorkspacesTable {
@@ -48,7 +49,13 @@ export interface ApiKeysTable {
   masked_key: string;
   created_at: string;
   last_used_at: string | null;
+  /** What the key may do: every /v1 route, or only sending (migration 0016). */
+  permission: ApiKeyPermission;
+  /** A sending key's only sender domain; null for any of the workspace's domains. */
+  domain_id: string | null;
 }
+
+export type ApiKeyPermission = 'full_access' | 'sending_access';
 
 export interface DomainsTable {
   id: string;
@@ -72,13 +79,18 @@ export interface MessagesTable {
   /** The parsed From mailbox; the header is composed from these, never from raw input. */
   from_name: string;
   from_address: string;
-  /** JSON {name, address} of the parsed Reply-To mailbox, or null. */
+  /** JSON array of the parsed Reply-To mailboxes ({name, address}; one bare object in rows before 0015), or null. */
   reply_to: string | null;
   subject: string;
   html: string | null;
   text: string | null;
-  /** JSON array of {name, address}, in request order. */
+  /** JSON array of {name, address}, in request order: the To recipients. */
   recipients: string;
+  /** JSON arrays of {name, address} like `recipients`, or null when none (0015). */
+  cc: string | null;
+  bcc: string | null;
+  /** JSON array of the caller's [name, value] header pairs, or null when none (0015). */
+  headers: string | null;
   created_at: string;
 }
 
@@ -267,4 +279,23 @@ export interface WebhookAttemptsTable {
   error: string | null;
   duration_ms: number;
   created_at: string;
+}
+
+/** A client's Idempotency-Key on a send, per workspace, for 24 hours (migration 0017). */
+export interface IdempotencyKeysTable {
+  workspace_id: string;
+  key: string;
+  /** SHA-256 (hex) of the request's method, path and canonical JSON body. */
+  fingerprint: string;
+  state: 'in_flight' | 'done';
+  /** The random token of the request holding an in-flight row; null once done. */
+  lease: string | null;
+  /** When the current holder claimed the row; an in-flight row claimed long ago is taken over. */
+  claimed_at: string;
+  response_status: number | null;
+  /** JSON object of the response headers to replay. */
+  response_headers: string | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
 }

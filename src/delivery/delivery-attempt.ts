@@ -9,7 +9,7 @@ import type { Provider, RecipientOutcome } from './provider.js';
 import type { ProviderTrouble } from './provider-trouble.js';
 import { BuilderUnavailableError, type MessageBuilder } from './threaded-message-builder.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';
-import type { Mailbox } from '../services/email-address.js';
+import { allRecipientsOf } from '../services/message-recipients.js';
 
 /** What one recipient came to in one attempt. */
 export interface RecipientResult {
@@ -81,7 +81,7 @@ export async function attemptDelivery(job: DeliveryJob, context: JobContext, dep
   try {
     const signing = sender.kind === 'sandbox' ? await deps.sandboxDomain() : sender.row;
     // Each recipient's return path names its place among the message's recipients, signed.
-    const place = new Map((JSON.parse(message.recipients) as Mailbox[]).map((r, index) => [r.address, index]));
+    const place = new Map(allRecipientsOf(message).map((r, index) => [r.address, index]));
     const envelopes = entries.map((e): Envelope => {
       const index = place.get(e.recipient);
       // Never another recipient's return path: reports to it would act on that recipient.

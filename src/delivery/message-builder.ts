@@ -1,7 +1,9 @@
 import { createPrivateKey } from 'node:crypto';
+import { convert } from 'html-to-text';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { DomainsTable, MessagesTable } from '../db/schema.js';
 import type { Mailbox } from '../services/email-address.js';
+import { ccOf, replyToOf } from '../services/message-recipients.js';
 
 /** What the sender's domain contributes: its name, the return-path host, and the DKIM key that signs for it. */
 export type SigningDomain = Pick<DomainsTable, 'domain' | 'return_path_domain' | 'dkim_selector' | 'dkim_private_key'>;
@@ -29,6 +31,16 @@ export interface BuiltMessage {
 }
 
 const formatMailbox = (m: Mailbox) => (m.name ? { name: m.name, address: m.address } : m.address);
+
+/**
+ * The text part of an HTML-only message, so that text-only readers and spam
+ * filters (which score HTML without text) get one. Made at build time, on the
+ * builder's thread, not at acceptance: html-to-text costs CPU the request path
+ * should not pay. Links keep their address, images their alt text.
+ */
+function textOf(html: string): string {
+  return convert(html, { wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] });
+}
 
 /** Composers kept for this many signing keys at most (the oldest is dropped first). */
 const COMPOSER_CACHE_SIZE = 256;
@@ -59,13 +71,18 @@ function composerFor(domain: SigningDomain): Transporter {
  * Composes one MIME message per send with Nodemailer (headers encoded as
  * needed, text and/or HTML parts) and signs it with the domain's DKIM key
  * (rsa-sha256, relaxed/relaxed). Headers come from the parsed mailboxes stored
- * at acceptance, never from raw input. `To` names every recipient of the send;
- * the envelopes only those handed over now: those suppressed, or already done
- * before a retry, are not sent to again.
+ * at acceptance, never from raw input. `To` and `Cc` name their recipients of
+ * the send; Bcc recipients appear in no header, only in their own envelope.
+ * The envelopes hold only those handed over now: those suppressed, or already
+ * done before a retry, are not sent to again.
  */
 export async function buildMessage(message: MessagesTable, domain: SigningDomain, envelopes: Envelope[], date: Date = new Date()): Promise<BuiltMessage> {
   const recipients = JSON.parse(message.recipients) as Mailbox[];
-  const replyTo = message.reply_to ? (JSON.parse(message.reply_to) as Mailbox) : null;
+  const cc = ccOf(message);
+  const replyTo = replyToOf(message);
+  // '' is the sender's opt-out from the generated text part (send-request.ts); null with HTML gets one.
+  const text = message.text === null ? (message.html !== null ? textOf(message.html) : null) : message.text || null;
+  const headers = message.headers ? (JSON.parse(message.headers) as [string, string][]).map(([key, value]) => ({ key, value })) : [];
   const messageIdHeader = `<${message.id}@${domain.domain}>`;
   const composer = composerFor(domain);
   const info = await composer.sendMail({
@@ -73,9 +90,11 @@ export async function buildMessage(message: MessagesTable, domain: SigningDomain
     envelope: { from: envelopes[0]?.from ?? '', to: envelopes.map((e) => e.to) },
     from: formatMailbox({ name: message.from_name, address: message.from_address }),
     to: recipients.map(formatMailbox),
-    ...(replyTo ? { replyTo: formatMailbox(replyTo) } : {}),
+    ...(cc.length > 0 ? { cc: cc.map(formatMailbox) } : {}),
+    ...(replyTo.length > 0 ? { replyTo: replyTo.map(formatMailbox) } : {}),
     subject: message.subject,
-    ...(message.text !== null ? { text: message.text } : {}),
+    ...(headers.length > 0 ? { headers } : {}),
+    ...(text !== null ? { text } : {}),
     ...(message.html !== null ? { html: message.html } : {}),
     messageId: messageIdHeader,
     date,

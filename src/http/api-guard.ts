@@ -1,12 +1,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { RateLimitError, UnauthorizedError } from '../errors.js';
+import { ForbiddenError, RateLimitError, UnauthorizedError } from '../errors.js';
 import type { AuthenticatedKey } from '../services/api-key-service.js';
 import type { RateLimiter } from '../services/rate-limiter.js';
 
 export const HEALTH_PATH = '/v1/health/check';
 
 export type RateLimitClass = 'send' | 'other';
+
+/**
+ * The routes a sending_access key may call; every other route, present or
+ * future, answers 403. The batch route is named before it exists so that the
+ * rule already holds when it lands.
+ */
+export const SENDING_ROUTES: ReadonlySet<string> = new Set(['POST /v1/send', 'POST /v1/send/batch']);
+export const SENDING_ONLY = 'This API key can only send e-mail';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -52,6 +60,8 @@ export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
     reply.header('X-RateLimit-Reset', decision.resetAt);
     if (!decision.allowed) throw new RateLimitError(Math.max(1, decision.resetAt - Math.floor(Date.now() / 1000)));
     if (!auth) throw new UnauthorizedError();
+    // After the rate limit, so a sending key probing other routes still spends its budget.
+    if (auth.permission === 'sending_access' && !SENDING_ROUTES.has(`${request.method} ${request.routeOptions.url}`)) throw new ForbiddenError(SENDING_ONLY);
     request.auth = auth;
   });
 }
@@ -60,6 +70,11 @@ export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
 export function workspaceOf(request: FastifyRequest): string {
   if (!request.auth) throw new UnauthorizedError();
   return request.auth.workspaceId;
+}
+
+/** The one domain the request's key may send from, or null when it may send from any of the workspace's. */
+export function keyDomainOf(request: FastifyRequest): string | null {
+  return request.auth?.domainId ?? null;
 }
 
 /** Marks every route the plugin `app` registers from now on as one the API-key guard leaves alone. */

@@ -1,6 +1,7 @@
 import { NotFoundError } from '../errors.js';
 import type { Repositories, Store } from '../repositories/index.js';
-import { formatMailbox, type Mailbox } from '../services/email-address.js';
+import { formatMailbox } from '../services/email-address.js';
+import { allRecipientsOf, bccOf, ccOf, replyToOf } from '../services/message-recipients.js';
 import type { DeliveryAttemptsTable, MessagesTable } from '../db/schema.js';
 import { attemptView, eventView, webhookDeliveryView, type AttemptView, type RecipientEventView, type WebhookDeliveryView } from './message-views.js';
 
@@ -20,7 +21,11 @@ export interface MessageDetail {
   from_email: string;
   /** The sender's display name, or '' when it has none. */
   from_name: string;
+  /** The Reply-To mailboxes as one header value (comma-separated), or null. */
   reply_to: string | null;
+  /** The Cc and Bcc mailboxes as given (an addition to the send's fields; `recipients` lists every recipient). */
+  cc: string[];
+  bcc: string[];
   subject: string;
   created_at: string;
   /** The size of the MIME message as handed over; null when it was never built (or is no longer kept). */
@@ -77,7 +82,7 @@ export function createMessageDetailService(store: Store) {
       const message = await messageOf(repos, workspaceId, id);
       const mime = await repos.messageMime.find(id);
       const raw_unavailable_reason = mime ? null : await whyNoRaw(repos, message, await repos.deliveryAttempts.listForMessage(id));
-      return { html: message.html, text: message.text, raw: mime?.raw ?? null, raw_unavailable_reason };
+      return { html: message.html, text: message.text || null, raw: mime?.raw ?? null, raw_unavailable_reason };
     });
   }
 
@@ -95,7 +100,7 @@ export function createMessageDetailService(store: Store) {
         ]);
         const sendEntries = new Map(entries.filter((e) => e.type === 'send').map((e) => [e.recipient, e]));
         const [eventsOf, attemptsOf] = [groupBy(events), groupBy(attempts)];
-        const recipients = (JSON.parse(message.recipients) as Mailbox[]).map(({ address }): RecipientView => {
+        const recipients = allRecipientsOf(message).map(({ address }): RecipientView => {
           const entry = sendEntries.get(address);
           return {
             to: address,
@@ -109,12 +114,15 @@ export function createMessageDetailService(store: Store) {
           id: message.id,
           from_email: message.from_address,
           from_name: message.from_name,
-          reply_to: message.reply_to ? formatMailbox(JSON.parse(message.reply_to) as Mailbox) : null,
+          reply_to: replyToOf(message).map(formatMailbox).join(', ') || null,
+          cc: ccOf(message).map(formatMailbox),
+          bcc: bccOf(message).map(formatMailbox),
           subject: message.subject,
           created_at: message.created_at,
           size_bytes: size ?? null,
           has_html: message.html !== null,
-          has_text: message.text !== null,
+          // '' is the opt-out from the generated text part: no text was given.
+          has_text: Boolean(message.text),
           recipients,
           webhook_deliveries: deliveries.map(webhookDeliveryView),
         };

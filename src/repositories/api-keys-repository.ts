@@ -1,15 +1,16 @@
+import { sql } from 'kysely';
 import { compileOnce } from '../db/compiled-query.js';
-import type { Db } from '../db/database.js';
+import { storeKindOfDb, type Db } from '../db/database.js';
 import type { ApiKeysTable } from '../db/schema.js';
 
 export type ApiKeyRow = ApiKeysTable;
 export type ApiKeyListRow = Omit<ApiKeysTable, 'key_hash' | 'lookup_id' | 'workspace_id'>;
 
-type KeyLookupRow = Pick<ApiKeyRow, 'id' | 'workspace_id' | 'key_hash' | 'last_used_at'>;
+type KeyLookupRow = Pick<ApiKeyRow, 'id' | 'workspace_id' | 'key_hash' | 'last_used_at' | 'permission' | 'domain_id'>;
 
 // Runs on every authenticated request.
 const findByLookupId = compileOnce((db: Db, lookupId: string) =>
-  db.selectFrom('api_keys').select(['id', 'workspace_id', 'key_hash', 'last_used_at']).where('lookup_id', '=', lookupId),
+  db.selectFrom('api_keys').select(['id', 'workspace_id', 'key_hash', 'last_used_at', 'permission', 'domain_id']).where('lookup_id', '=', lookupId),
 );
 
 export function createApiKeysRepository(db: Db) {
@@ -23,10 +24,20 @@ export function createApiKeysRepository(db: Db) {
     async listByWorkspace(workspaceId: string): Promise<ApiKeyListRow[]> {
       return db
         .selectFrom('api_keys')
-        .select(['id', 'name', 'masked_key', 'created_at', 'last_used_at'])
+        .select(['id', 'name', 'masked_key', 'created_at', 'last_used_at', 'permission', 'domain_id'])
         .where('workspace_id', '=', workspaceId)
         .orderBy('id', 'desc')
         .execute();
+    },
+    /**
+     * The ids of the workspace's full_access keys, locked until the transaction
+     * ends on PostgreSQL (FOR UPDATE), so that two deletes at once cannot leave
+     * none; SQLite runs one writer at a time.
+     */
+    async lockFullAccess(workspaceId: string): Promise<string[]> {
+      const lock = storeKindOfDb(db) === 'postgres' ? sql` for update` : sql``;
+      const { rows } = await sql<{ id: string }>`select id from api_keys where workspace_id = ${workspaceId} and permission = 'full_access'${lock}`.execute(db);
+      return rows.map((r) => r.id);
     },
     /** Returns whether a key of that workspace was deleted. */
     async delete(workspaceId: string, id: string): Promise<boolean> {

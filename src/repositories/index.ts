@@ -21,6 +21,7 @@ import { createUsersRepository } from '../people/users-repository.js';
 import { createSessionsRepository } from '../people/sessions-repository.js';
 import { createMembersRepository } from '../people/members-repository.js';
 import { createInvitationsRepository } from '../people/invitations-repository.js';
+import { createIdempotencyRepository } from '../sending/idempotency/idempotency-repository.js';
 
 function bind(db: Db, counters?: CounterDeltas) {
   return {
@@ -30,6 +31,7 @@ function bind(db: Db, counters?: CounterDeltas) {
     deliveryAttempts: createDeliveryAttemptsRepository(db),
     deliveryJobs: createDeliveryJobsRepository(db),
     domains: createDomainsRepository(db),
+    idempotencyKeys: createIdempotencyRepository(db),
     inboundReports: createInboundReportsRepository(db),
     invitations: createInvitationsRepository(db),
     logs: createLogsRepository(db, counters),

@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { secretHash } from '../secret-token.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import type { ApiKeyPermission } from '../db/schema.js';
 import { newId, nowIso } from '../ids.js';
 import type { Repositories, Store } from '../repositories/index.js';
 
@@ -17,6 +18,14 @@ const LOOKUP_ID_LENGTH = 12;
 export const MAX_KEY_NAME_LENGTH = 100;
 /** `last_used_at` is a hint, not an audit log: write it at most this often per key. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+export const API_KEY_PERMISSIONS: readonly ApiKeyPermission[] = ['full_access', 'sending_access'];
+const LAST_FULL_ACCESS_KEY = "The workspace's last full_access API key cannot be deleted through the API; create another full_access key first";
+
+/** What a new key may do; both optional: a full_access key for the whole workspace by default. */
+export interface ApiKeyScope {
+  permission?: string;
+  domain_id?: string;
+}
 
 export interface ApiKeyCreated {
   id: string;
@@ -24,11 +33,16 @@ export interface ApiKeyCreated {
   key: string;
   masked_key: string;
   created_at: string;
+  permission: ApiKeyPermission;
+  domain_id: string | null;
 }
 
 export interface AuthenticatedKey {
   keyId: string;
   workspaceId: string;
+  permission: ApiKeyPermission;
+  /** The only domain the key may send from, or null for any. */
+  domainId: string | null;
 }
 
 function lookupIdOf(key: string): string {
@@ -40,10 +54,11 @@ function maskKey(key: string): string {
 }
 
 /** Creates a key with the repositories given, so a workspace and its first key can share a transaction. */
-export async function issueApiKey(repos: Repositories, workspaceId: string, rawName: string): Promise<ApiKeyCreated> {
+export async function issueApiKey(repos: Repositories, workspaceId: string, rawName: string, scope: ApiKeyScope = {}): Promise<ApiKeyCreated> {
   const name = rawName.trim();
   if (name === '') throw new ValidationError('name must not be empty');
   if (name.length > MAX_KEY_NAME_LENGTH) throw new ValidationError(`name must be at most ${MAX_KEY_NAME_LENGTH} characters long`);
+  const { permission, domain_id } = await scopeOf(repos, workspaceId, scope);
   const key = `${KEY_PREFIX}${randomBytes(KEY_RANDOM_BYTES).toString('base64url')}`;
   const row = {
     id: newId('key'),
@@ -54,22 +69,46 @@ export async function issueApiKey(repos: Repositories, workspaceId: string, rawN
     masked_key: maskKey(key),
     created_at: nowIso(),
     last_used_at: null,
+    permission,
+    domain_id,
   };
   await repos.apiKeys.insert(row);
-  return { id: row.id, name, key, masked_key: row.masked_key, created_at: row.created_at };
+  return { id: row.id, name, key, masked_key: row.masked_key, created_at: row.created_at, permission, domain_id };
+}
+
+/** Checks a requested scope; the HTTP schema checks the permission too, this covers every other caller. */
+async function scopeOf(repos: Repositories, workspaceId: string, scope: ApiKeyScope): Promise<{ permission: ApiKeyPermission; domain_id: string | null }> {
+  const permission = (scope.permission ?? 'full_access') as ApiKeyPermission;
+  if (!API_KEY_PERMISSIONS.includes(permission)) throw new ValidationError(`permission must be one of ${API_KEY_PERMISSIONS.join(', ')}`);
+  if (scope.domain_id === undefined) return { permission, domain_id: null };
+  // A full_access key manages the domains themselves: a sending restriction on it would promise what it cannot keep.
+  if (permission !== 'sending_access') throw new ValidationError('domain_id can only restrict a sending_access key');
+  if (!(await repos.domains.findById(workspaceId, scope.domain_id))) throw new ValidationError('domain_id is not a domain of this workspace');
+  return { permission, domain_id: scope.domain_id };
 }
 
 export function createApiKeyService(store: Store) {
   return {
-    create: (workspaceId: string, name: string) => issueApiKey(store, workspaceId, name),
+    create: (workspaceId: string, name: string, scope?: ApiKeyScope) => issueApiKey(store, workspaceId, name, scope),
 
     async list(workspaceId: string) {
       return store.apiKeys.listByWorkspace(workspaceId);
     },
 
-    async remove(workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
-      if (!(await store.apiKeys.delete(workspaceId, id))) throw new NotFoundError('API key not found');
-      return { id, deleted: true };
+    /**
+     * Deletes a key. Through the API (`keepFullAccess`) the workspace's last
+     * full_access key stays, or nothing could manage the workspace's keys and
+     * domains any more; the dashboard may delete it, as it can make another.
+     */
+    async remove(workspaceId: string, id: string, options: { keepFullAccess?: boolean } = {}): Promise<{ id: string; deleted: true }> {
+      return store.transaction(async (repos) => {
+        if (options.keepFullAccess) {
+          const fullAccess = await repos.apiKeys.lockFullAccess(workspaceId);
+          if (fullAccess.length === 1 && fullAccess[0] === id) throw new ConflictError(LAST_FULL_ACCESS_KEY);
+        }
+        if (!(await repos.apiKeys.delete(workspaceId, id))) throw new NotFoundError('API key not found');
+        return { id, deleted: true as const };
+      });
     },
 
     /** The key's workspace, or null for a missing, malformed, unknown or deleted key. */
@@ -83,7 +122,7 @@ export function createApiKeyService(store: Store) {
       if (!row.last_used_at || now - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS) {
         await store.apiKeys.touch(row.id, new Date(now).toISOString());
       }
-      return { keyId: row.id, workspaceId: row.workspace_id };
+      return { keyId: row.id, workspaceId: row.workspace_id, permission: row.permission, domainId: row.domain_id };
     },
   };
 }

@@ -1,3 +1,5 @@
+import { domainToASCII } from 'node:url';
+
 export interface Mailbox {
   name: string;
   address: string;
@@ -21,7 +23,38 @@ export function hasControlCharacters(value: string): boolean {
   return CONTROL_CHARACTERS.test(value);
 }
 
-export type MailboxProblem = 'control-characters' | 'invalid';
+export type MailboxProblem = 'control-characters' | 'invalid' | 'non-ascii-local-part';
+
+export interface MailboxOptions {
+  /** Whether a non-ASCII local part (RFC 6531, SMTPUTF8) may be accepted: only when the provider can deliver it. */
+  utf8LocalPart?: boolean;
+}
+
+const NON_ASCII = /[^\u0000-\u007f]/;
+// The WHATWG local part again, with any non-ASCII character allowed besides (RFC 6532's UTF8-non-ascii).
+const UTF8_LOCAL_PART = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~\u0080-\u{10ffff}-]+$/u;
+
+/**
+ * The address as it goes on the wire: an internationalised domain in its
+ * ASCII (punycode, IDNA) form, so any relay can route it; null when invalid.
+ * A non-ASCII local part has no ASCII form: it needs SMTPUTF8 end to end.
+ */
+function wireAddress(address: string, options: MailboxOptions): string | MailboxProblem {
+  const at = address.lastIndexOf('@');
+  if (at <= 0) return 'invalid';
+  const local = address.slice(0, at);
+  let domain = address.slice(at + 1);
+  if (NON_ASCII.test(domain)) {
+    domain = domainToASCII(domain);
+    if (domain === '') return 'invalid';
+  }
+  if (!NON_ASCII.test(local)) {
+    const ascii = `${local}@${domain}`;
+    return isValidAddress(ascii) ? ascii : 'invalid';
+  }
+  if (!UTF8_LOCAL_PART.test(local) || Buffer.byteLength(local) > MAX_LOCAL_PART_LENGTH || !isValidAddress(`x@${domain}`)) return 'invalid';
+  return options.utf8LocalPart ? `${local}@${domain}` : 'non-ascii-local-part';
+}
 
 // `Display Name <address>` with the name bare or double-quoted. Deliberately
 // strict: a lenient parser turns a typo such as `a b@c.com` into a different
@@ -31,14 +64,15 @@ export type MailboxProblem = 'control-characters' | 'invalid';
 const NAME_ADDR = /^(?:"((?:[^"\\]|\\.)*)"|([^"<>()[\]:;@\\,]*?))\s*<([^<>\s]+)>$/;
 
 /** Parses `address` or `Display Name <address>`: exactly one mailbox. */
-export function parseMailbox(input: string): Mailbox | MailboxProblem {
+export function parseMailbox(input: string, options: MailboxOptions = {}): Mailbox | MailboxProblem {
   if (hasControlCharacters(input)) return 'control-characters';
   const trimmed = input.trim();
   const match = NAME_ADDR.exec(trimmed);
   const mailbox: Mailbox = match
     ? { name: match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') : match[2]!.trim(), address: match[3]! }
     : { name: '', address: trimmed };
-  return isValidAddress(mailbox.address) ? mailbox : 'invalid';
+  const address = wireAddress(mailbox.address, options);
+  return address === 'invalid' || address === 'non-ascii-local-part' || address === 'control-characters' ? address : { ...mailbox, address };
 }
 
 export function domainOf(address: string): string {

@@ -7,8 +7,9 @@ import { reportTarget, type ReportTarget } from '../inbound/report-target.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
-import { normalizeAddress, type Mailbox } from './email-address.js';
+import { normalizeAddress } from './email-address.js';
 import { moveSendEntry, recordComplaint, type StatusChange } from './send-status-service.js';
+import { allRecipientsOf } from './message-recipients.js';
 
 /** What one result of a report did: moved an entry, was a repeat, or found nothing to act on (and why). */
 export interface AppliedResult {
@@ -88,7 +89,7 @@ async function apply(repos: Repositories, entry: LogEntryRow, result: InboundRes
 /** Acts on each result of a report that may speak for `target`'s recipient, and on no one else. */
 async function act(repos: Repositories, report: ParsedReport, target: Extract<ReportTarget, { ok: true }>, now: string): Promise<InboundVerdict> {
   const message = await repos.messages.find(target.messageId);
-  const recipient = message ? (JSON.parse(message.recipients) as Mailbox[])[target.recipientIndex]?.address : undefined;
+  const recipient = message ? allRecipientsOf(message)[target.recipientIndex]?.address : undefined;
   const entry = recipient ? (await repos.logs.listSendEntries([target.messageId])).find((e) => e.recipient === recipient) : undefined;
   if (!entry) return { outcome: 'ignored', messageId: target.messageId, recipient: null, reason: 'its return path names no recipient of a message here', results: [] };
 

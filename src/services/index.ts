@@ -16,6 +16,7 @@ import { createSendService } from './send-service.js';
 import { createSuppressionService } from './suppression-service.js';
 import { createWebhookService } from './webhook-service.js';
 import { createWorkspaceService } from './workspace-service.js';
+import { createIdempotencyService } from '../sending/idempotency/idempotency-service.js';
 
 export interface ServiceOptions {
   rateLimiter?: RateLimiter;
@@ -38,6 +39,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     logs: createLogService(store),
     messages: createMessageDetailService(store),
     stats: createStatsService(store),
+    idempotency: createIdempotencyService(store.idempotencyKeys),
     send: createSendService(store, sendWriter, config, options.onSendAccepted),
     suppressions: createSuppressionService(store),
     webhooks: createWebhookService(store, config, { resolveHost: options.resolveHost }),

@@ -1,6 +1,8 @@
 import { ValidationError } from '../errors.js';
-import { hasControlCharacters, normalizeAddress, parseMailbox, type Mailbox } from './email-address.js';
+import { parseCustomHeaders } from './custom-headers.js';
+import { hasControlCharacters, normalizeAddress, parseMailbox, type Mailbox, type MailboxOptions } from './email-address.js';
 
+/** SPEC.md's limit on `to`; also the limit on to, cc and bcc together, and on reply_to. */
 export const MAX_RECIPIENTS = 50;
 /** RFC 5322's line limit: a longer subject cannot be folded safely by every MTA. */
 export const MAX_SUBJECT_LENGTH = 998;
@@ -8,42 +10,64 @@ export const MAX_SUBJECT_LENGTH = 998;
 /** The body of POST /v1/send once its JSON types are checked. */
 export interface SendInput {
   to: string[];
+  cc?: string[] | null | undefined;
+  bcc?: string[] | null | undefined;
   from_email: string;
   subject: string;
   html?: string | null | undefined;
+  /** Absent or null with `html`: a text part is generated from the HTML; `""` opts out of that. */
   text?: string | null | undefined;
-  reply_to?: string | null | undefined;
+  reply_to?: string | string[] | null | undefined;
+  headers?: Record<string, string> | null | undefined;
 }
 
 export interface SendRequest {
   from: Mailbox;
-  /** Recipients in request order, duplicates (compared case-insensitively) removed. */
+  /**
+   * Recipients in request order, each once: an address (compared
+   * case-insensitively) given in more than one of to, cc and bcc stays only in
+   * the first of them, so it receives one copy and a Bcc is never revealed.
+   */
   to: Mailbox[];
-  replyTo: Mailbox | null;
+  cc: Mailbox[];
+  bcc: Mailbox[];
+  replyTo: Mailbox[];
   subject: string;
   html: string | null;
+  /** `''` when the sender opted out of the generated text part (html only). */
   text: string | null;
+  headers: [string, string][];
 }
 
-/** Applies SPEC.md §2.1 and §8.2; throws a ValidationError naming the field. */
-export function parseSendRequest(input: SendInput): SendRequest {
+/** Applies SPEC.md §2.1 and §8.2 and the send extensions (README, "Send"); throws a ValidationError naming the field. */
+export function parseSendRequest(input: SendInput, options: MailboxOptions = {}): SendRequest {
   if (input.to.length === 0) throw new ValidationError('to must contain at least one recipient');
   if (input.to.length > MAX_RECIPIENTS) {
     throw new ValidationError(`to must contain at most ${MAX_RECIPIENTS} recipients (got ${input.to.length})`);
   }
-  const to: Mailbox[] = [];
+  const total = input.to.length + (input.cc?.length ?? 0) + (input.bcc?.length ?? 0);
+  if (total > MAX_RECIPIENTS) {
+    throw new ValidationError(`to, cc and bcc must contain at most ${MAX_RECIPIENTS} recipients together (got ${total})`);
+  }
   const seen = new Set<string>();
-  input.to.forEach((value, index) => {
-    const mailbox = mailboxOrThrow(`to[${index}]`, value);
-    const key = normalizeAddress(mailbox.address);
-    if (!seen.has(key)) {
-      seen.add(key);
-      to.push(mailbox);
-    }
-  });
+  const unique = (field: string, values: string[] | null | undefined): Mailbox[] => {
+    const kept: Mailbox[] = [];
+    (values ?? []).forEach((value, index) => {
+      const mailbox = mailboxOrThrow(`${field}[${index}]`, value, options);
+      const key = normalizeAddress(mailbox.address);
+      if (!seen.has(key)) {
+        seen.add(key);
+        kept.push(mailbox);
+      }
+    });
+    return kept;
+  };
+  const to = unique('to', input.to);
+  const cc = unique('cc', input.cc);
+  const bcc = unique('bcc', input.bcc);
 
-  const from = mailboxOrThrow('from_email', input.from_email);
-  const replyTo = input.reply_to ? mailboxOrThrow('reply_to', input.reply_to) : null;
+  const from = mailboxOrThrow('from_email', input.from_email, options);
+  const replyTo = parseReplyTo(input.reply_to, options);
 
   if (hasControlCharacters(input.subject)) throw new ValidationError('subject must not contain line breaks or control characters');
   const subject = input.subject.trim();
@@ -53,15 +77,30 @@ export function parseSendRequest(input: SendInput): SendRequest {
   }
 
   const html = input.html ? input.html : null;
-  const text = input.text ? input.text : null;
-  if (html === null && text === null) throw new ValidationError('html or text is required: give at least one of them');
+  // `text: ""` beside html is the opt-out from the generated text part (Resend's convention); kept as ''.
+  const text = input.text ? input.text : html !== null && input.text === '' ? '' : null;
+  if (html === null && !text) throw new ValidationError('html or text is required: give at least one of them');
 
-  return { from, to, replyTo, subject, html, text };
+  return { from, to, cc, bcc, replyTo, subject, html, text, headers: parseCustomHeaders(input.headers) };
 }
 
-function mailboxOrThrow(field: string, value: string): Mailbox {
-  const parsed = parseMailbox(value);
+function parseReplyTo(value: SendInput['reply_to'], options: MailboxOptions): Mailbox[] {
+  if (!value) return [];
+  if (typeof value === 'string') return [mailboxOrThrow('reply_to', value, options)];
+  if (value.length > MAX_RECIPIENTS) {
+    throw new ValidationError(`reply_to must contain at most ${MAX_RECIPIENTS} addresses (got ${value.length})`);
+  }
+  return value.map((v, index) => mailboxOrThrow(`reply_to[${index}]`, v, options));
+}
+
+function mailboxOrThrow(field: string, value: string, options: MailboxOptions): Mailbox {
+  const parsed = parseMailbox(value, options);
   if (parsed === 'control-characters') throw new ValidationError(`${field} must not contain line breaks or control characters`);
+  if (parsed === 'non-ascii-local-part') {
+    throw new ValidationError(
+      `${field} has a non-ASCII local part (${JSON.stringify(value)}), which needs SMTPUTF8: the configured provider cannot send it`,
+    );
+  }
   if (parsed === 'invalid') {
     throw new ValidationError(`${field} must be a valid email address, optionally as Name <address> (got ${JSON.stringify(value)})`);
   }

@@ -6,7 +6,7 @@ import type { Store } from '../repositories/index.js';
 import { eventAbout, type MessageEvent } from '../events/message-event.js';
 import { domainOf } from './email-address.js';
 import { parseSendRequest, type SendInput } from './send-request.js';
-import { checkSenderDomain, sendableDomains } from './sender-domain.js';
+import { checkKeyDomain, checkSenderDomain, sendableDomains } from './sender-domain.js';
 
 export interface SendResult {
   message_id: string;
@@ -26,8 +26,11 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
     /** The domains this workspace may send from now (sender-domain.ts). */
     senderDomains: (workspaceId: string) => sendableDomains(store.domains, config, workspaceId),
 
-    async accept(workspaceId: string, input: SendInput): Promise<SendResult> {
-      const request = parseSendRequest(input);
+    /** `keyDomainId`: the one domain the caller's API key may send from (null: any); refused with 403 before anything is recorded. */
+    async accept(workspaceId: string, input: SendInput, keyDomainId: string | null = null): Promise<SendResult> {
+      // Only the sandbox is known to take a non-ASCII local part (SMTPUTF8); a relay's support shows only at delivery.
+      const request = parseSendRequest(input, { utf8LocalPart: config.provider === 'sandbox' });
+      if (keyDomainId) await checkKeyDomain(store.domains, workspaceId, keyDomainId, domainOf(request.from.address));
       const senderDomain = await checkSenderDomain(store.domains, config, workspaceId, domainOf(request.from.address));
       const domainProblem = senderDomain.kind === 'refused' ? senderDomain.problem : null;
 
@@ -35,7 +38,8 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
       const now = nowIso();
       const events: MessageEvent[] = [];
       // Written `sent`, unless the sender may not send; the writer holds back suppressed recipients (holdBackSuppressed).
-      const entries: LogEntryRow[] = request.to.map((recipient) => {
+      // Cc and Bcc recipients get `send` entries like To's: each is a delivery of its own.
+      const entries: LogEntryRow[] = [...request.to, ...request.cc, ...request.bcc].map((recipient) => {
         const entry: LogEntryRow = {
           id: newId('log'),
           workspace_id: workspaceId,
@@ -59,11 +63,14 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
           workspace_id: workspaceId,
           from_name: request.from.name,
           from_address: request.from.address,
-          reply_to: request.replyTo ? JSON.stringify(request.replyTo) : null,
+          reply_to: request.replyTo.length > 0 ? JSON.stringify(request.replyTo) : null,
           subject: request.subject,
           html: request.html,
           text: request.text,
           recipients: JSON.stringify(request.to),
+          cc: request.cc.length > 0 ? JSON.stringify(request.cc) : null,
+          bcc: request.bcc.length > 0 ? JSON.stringify(request.bcc) : null,
+          headers: request.headers.length > 0 ? JSON.stringify(request.headers) : null,
           created_at: now,
         },
         entries,

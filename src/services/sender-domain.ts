@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Repositories } from '../repositories/index.js';
 import type { DomainRow } from '../repositories/domains-repository.js';
+import { ForbiddenError } from '../errors.js';
 
 /** In sandbox mode this sender domain is always verified, so a first send needs no DNS. */
 export const SANDBOX_SENDER_DOMAIN = 'sandbox.mailroom.test';
@@ -39,4 +40,14 @@ export async function checkSenderDomain(
 export async function sendableDomains(domains: Repositories['domains'], config: Pick<Config, 'provider'>, workspaceId: string): Promise<string[]> {
   const verified = (await domains.listByWorkspace(workspaceId)).filter((row) => row.status === 'verified').map((row) => row.domain);
   return config.provider === 'sandbox' ? [...verified, SANDBOX_SENDER_DOMAIN] : verified;
+}
+
+/**
+ * An API key restricted to one domain sends from that domain only: otherwise
+ * 403. A key whose domain was deleted sends from nowhere rather than anywhere.
+ */
+export async function checkKeyDomain(domains: Repositories['domains'], workspaceId: string, keyDomainId: string, domain: string): Promise<void> {
+  const own = await domains.findById(workspaceId, keyDomainId);
+  if (!own) throw new ForbiddenError('This API key can only send from a domain that has been deleted');
+  if (own.domain.toLowerCase() !== domain) throw new ForbiddenError(`This API key can only send from ${own.domain}`);
 }

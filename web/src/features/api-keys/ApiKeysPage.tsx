@@ -2,10 +2,10 @@ import { useState } from 'react';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { CopyButton } from '../../components/CopyButton';
 import { FormError } from '../../components/FormError';
-import { OneFieldForm } from '../../components/OneFieldForm';
 import { api } from '../../lib/api';
 import type { WorkspacePageProps } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
+import { CreateKeyForm, PERMISSION_LABELS, type NewKey, type Permission } from './CreateKeyForm';
 
 interface ApiKey {
   id: string;
@@ -13,6 +13,8 @@ interface ApiKey {
   masked_key: string;
   created_at: string;
   last_used_at: string | null;
+  permission: Permission;
+  domain_id: string | null;
 }
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'Never');
@@ -23,9 +25,13 @@ export function ApiKeysPage({ workspaceId, role }: WorkspacePageProps) {
   const [created, setCreated] = useState<{ name: string; key: string }>();
   const path = `/workspaces/${workspaceId}/api-keys`;
   const { data: keys, error, reload, change } = useResource<ApiKey[]>(path);
+  const { data: domains } = useResource<{ id: string; domain: string }[]>(`/workspaces/${workspaceId}/domains`);
+  // A key restricted to a domain deleted since sends from nowhere: say so rather than show an id.
+  const access = (key: ApiKey) =>
+    key.domain_id ? `${PERMISSION_LABELS[key.permission]}, from ${domains?.find((d) => d.id === key.domain_id)?.domain ?? 'a deleted domain'}` : PERMISSION_LABELS[key.permission];
 
-  async function create(name: string) {
-    setCreated(await api<{ name: string; key: string }>('POST', path, { name }));
+  async function create(key: NewKey) {
+    setCreated(await api<{ name: string; key: string }>('POST', path, key));
     reload();
   }
 
@@ -45,7 +51,7 @@ export function ApiKeysPage({ workspaceId, role }: WorkspacePageProps) {
           </button>
         </section>
       )}
-      {canChange && <OneFieldForm title="Create a key" label="Name" field="name" placeholder="Production" submitLabel="Create key" onSubmit={create} />}
+      {canChange && <CreateKeyForm domains={domains ?? []} onSubmit={create} />}
       <section className="card wide" aria-labelledby="keys-title">
         <h2 id="keys-title">Keys of this workspace</h2>
         <FormError message={error} />
@@ -56,6 +62,7 @@ export function ApiKeysPage({ workspaceId, role }: WorkspacePageProps) {
               <tr>
                 <th scope="col">Name</th>
                 <th scope="col">Key</th>
+                <th scope="col">Access</th>
                 <th scope="col">Created</th>
                 <th scope="col">Last used</th>
                 {canChange && <th scope="col"><span className="visually-hidden">Actions</span></th>}
@@ -68,6 +75,7 @@ export function ApiKeysPage({ workspaceId, role }: WorkspacePageProps) {
                   <td data-label="Key">
                     <code>{key.masked_key}</code>
                   </td>
+                  <td data-label="Access">{access(key)}</td>
                   <td data-label="Created">{when(key.created_at)}</td>
                   <td data-label="Last used">{when(key.last_used_at)}</td>
                   {canChange && (

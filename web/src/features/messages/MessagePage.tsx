@@ -65,7 +65,20 @@ export function MessagePage({ workspaceId, role, id }: MessagePageProps) {
               <dt>From</dt>
               <dd>{from}</dd>
               <dt>To</dt>
-              <dd>{message.recipients.map((r) => r.to).join(', ')}</dd>
+              {/* recipients lists To, then Cc, then Bcc (README, "Send fields"): To is what comes before the others. */}
+              <dd>{message.recipients.slice(0, message.recipients.length - message.cc.length - message.bcc.length).map((r) => r.to).join(', ')}</dd>
+              {message.cc.length > 0 && (
+                <>
+                  <dt>Cc</dt>
+                  <dd>{message.cc.join(', ')}</dd>
+                </>
+              )}
+              {message.bcc.length > 0 && (
+                <>
+                  <dt>Bcc</dt>
+                  <dd>{message.bcc.join(', ')}</dd>
+                </>
+              )}
               <dt>Reply-To</dt>
               <dd>{message.reply_to ?? <span className="muted">None</span>}</dd>
               <dt>Size</dt>

@@ -5,6 +5,9 @@ export interface MessageDetail {
   /** '' when the sender has no display name. */
   from_name: string;
   reply_to: string | null;
+  /** Formatted mailboxes; their recipients close `recipients`, Cc before Bcc. */
+  cc: string[];
+  bcc: string[];
   subject: string;
   created_at: string;
   /** Of the MIME as handed over; null until it has been. */

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { simpleParser, type AddressObject } from 'mailparser';
+import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
+import { headerOf, startSmtpSink, type ReceivedMessage, type SmtpSink } from './helpers/smtp-sink.js';
+import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
+import { addVerifiedDomain, verifyDkim } from './helpers/verified-domain.js';
+import { waitFor } from './helpers/wait-for.js';
+
+const DOMAIN = 'mail.acme.example';
+const FAST = { DELIVERY_RETRY_BASE_MS: '20', DELIVERY_MAX_ATTEMPTS: '5', WORKER_POLL_MS: '20', RATE_LIMIT_SEND_PER_MIN: '100000' };
+
+const addresses = (field: AddressObject | AddressObject[] | undefined) =>
+  (Array.isArray(field) ? field : field ? [field] : []).flatMap((a) => a.value.map((v) => v.address));
+
+describe('send extensions through a real SMTP relay on loopback', () => {
+  let dns: TestDnsServer;
+  let sink: SmtpSink;
+  let t: TestApp;
+
+  before(async () => {
+    dns = await startDnsServer();
+    sink = await startSmtpSink();
+    t = await createTestApp({ MAILROOM_PROVIDER: 'smtp', SMTP_URL: `smtp://127.0.0.1:${sink.port}`, DNS_SERVERS: dns.address, ...FAST }, { worker: true });
+    await addVerifiedDomain(t, dns, DOMAIN);
+  });
+  after(async () => {
+    await t.close();
+    await sink.close();
+    await dns.close();
+  });
+
+  /** Sends, waits for the job, and answers each transaction the relay took for this message, by recipient. */
+  async function deliver(body: Record<string, unknown>): Promise<{ id: string; copies: Map<string, ReceivedMessage> }> {
+    const res = await t.call('POST', '/v1/send', { body: sendBody({ from_email: `Acme <hello@${DOMAIN}>`, ...body }) });
+    assert.equal(res.json().data?.status, 'sent', res.body);
+    const id = res.json().data.message_id as string;
+    await waitFor(async () => (await t.store.messages.findJobByMessage(id))?.state === 'done', `the job of ${id} to finish`);
+    const mine = sink.received.filter((m) => (m.envelope.mailFrom as { address: string }).address.includes(id));
+    return { id, copies: new Map(mine.map((m) => [m.envelope.rcptTo.map((r) => r.address).join(), m])) };
+  }
+
+  it('sends To, Cc and Bcc each in a transaction of its own; Bcc in no header; custom headers kept; DKIM verifies', async () => {
+    const { id, copies } = await deliver({
+      to: ['Ada <ada@example.com>'],
+      cc: ['Carol <carol@example.com>', 'ada@example.com'],
+      bcc: ['dave@example.com'],
+      reply_to: ['help@acme.example', 'Ops <ops@acme.example>'],
+      headers: { 'X-Entity-Ref-ID': 'order-42', 'List-Unsubscribe': '<mailto:unsubscribe@acme.example>' },
+      text: 'Hello',
+    });
+    assert.deepEqual([...copies.keys()].sort(), ['ada@example.com', 'carol@example.com', 'dave@example.com'], 'ada once, though in to and cc');
+    // Each return path speaks for its own recipient: To, then Cc, then Bcc.
+    for (const [index, to] of ['ada@example.com', 'carol@example.com', 'dave@example.com'].entries()) {
+      const mailFrom = (copies.get(to)!.envelope.mailFrom as { address: string }).address;
+      assert.deepEqual(t.returnPaths.verify(mailFrom), { ok: true, messageId: id, recipientIndex: index });
+      assert.equal((await t.store.logs.findSendEntry(id, to))?.type, 'send');
+    }
+    const raw = copies.get('dave@example.com')!.raw;
+    assert.equal(raw, copies.get('ada@example.com')!.raw, 'the Bcc recipient gets the very message the others get');
+    assert.equal(headerOf(raw, 'Bcc'), undefined);
+    assert.ok(!raw.includes('dave@'), 'the Bcc address is nowhere in the message');
+
+    const parsed = await simpleParser(raw);
+    assert.deepEqual(addresses(parsed.to), ['ada@example.com']);
+    assert.deepEqual(addresses(parsed.cc), ['carol@example.com']);
+    assert.deepEqual(addresses(parsed.replyTo), ['help@acme.example', 'ops@acme.example']);
+    assert.equal(parsed.bcc, undefined);
+    assert.equal(parsed.headers.get('x-entity-ref-id'), 'order-42');
+    assert.equal(headerOf(raw, 'List-Unsubscribe'), '<mailto:unsubscribe@acme.example>');
+
+    const [dkim] = await verifyDkim(raw, dns);
+    assert.equal(dkim?.status.result, 'pass', 'mailauth verifies the signature against the published record');
+
+    const detail = (await t.call('GET', `/v1/messages/${id}`)).json().data;
+    assert.deepEqual([detail.cc, detail.bcc, detail.reply_to], [['Carol <carol@example.com>'], ['dave@example.com'], 'help@acme.example, Ops <ops@acme.example>']);
+    assert.deepEqual(detail.recipients.map((r: { to: string }) => r.to), ['ada@example.com', 'carol@example.com', 'dave@example.com']);
+  });
+
+  it('generates a text part for an HTML-only send, and leaves it out on `text: ""`', async () => {
+    const html = '<h1>Your order</h1><p>Hello <b>Ada</b>, see <a href="https://acme.example/o/42">your order</a>.</p>';
+    const generated = await simpleParser(await deliver({ html, text: null }).then(({ copies }) => copies.get('user@example.com')!.raw));
+    assert.equal(generated.html, html);
+    assert.match(generated.text!, /YOUR ORDER/);
+    assert.match(generated.text!, /Hello Ada, see your order \[https:\/\/acme\.example\/o\/42\]\./);
+
+    const { copies } = await deliver({ html, text: '' });
+    const raw = copies.get('user@example.com')!.raw;
+    assert.match(headerOf(raw, 'Content-Type')!, /^text\/html/, 'no text part: not multipart/alternative');
+    assert.equal((await verifyDkim(raw, dns))[0]?.status.result, 'pass');
+  });
+
+  it('sends an internationalised domain in ASCII, in the envelope and the headers', async () => {
+    const { id, copies } = await deliver({ to: ['Jörg <joerg@bücher.example>'] });
+    // The attempt records the RCPT TO Mailroom gave; smtp-server reports the domain decoded back to Unicode.
+    assert.deepEqual((await t.store.deliveryAttempts.listForMessage(id)).map((a) => a.recipient), ['joerg@xn--bcher-kva.example']);
+    const raw = copies.get('joerg@bücher.example')!.raw;
+    assert.equal(headerOf(raw, 'To'), '=?UTF-8?Q?J=C3=B6rg?= <joerg@xn--bcher-kva.example>');
+    assert.equal((await verifyDkim(raw, dns))[0]?.status.result, 'pass');
+  });
+});
