@@ -17,6 +17,13 @@ export interface AcceptedSend {
   entries: LogEntryRow[];
   job: NewDeliveryJob | null;
   events: MessageEvent[];
+  /**
+   * Sends sharing a group (the items of one POST /v1/send/batch) are committed
+   * together or not at all: should their shared batch fail, they are retried
+   * as one transaction rather than one by one, so a client never sees half of
+   * its batch written.
+   */
+  group?: string;
 }
 
 /** How the write of one send ended: written (`queued`: with an outbox row, i.e. someone is left to deliver to), or failed. */
@@ -48,8 +55,9 @@ export function settleSends(batch: PendingSend[], results: SendWriteResult[]): v
 /**
  * Writes a batch of sends in one transaction: recipients on the suppression
  * list held back (see holdBackSuppressed), then one multi-row INSERT per table
- * and one commit for the batch. If that fails, each send is written alone, so
- * one bad send cannot fail its neighbours. Answers for each send, in order.
+ * and one commit for the batch. If that fails, each send (or group of sends,
+ * see AcceptedSend.group) is written alone, so one bad send cannot fail its
+ * neighbours. Answers for each send, in order.
  */
 export async function writeAcceptedSends(store: Store, sends: AcceptedSend[]): Promise<SendWriteResult[]> {
   const writeAll = (some: AcceptedSend[]) =>
@@ -66,8 +74,17 @@ export async function writeAcceptedSends(store: Store, sends: AcceptedSend[]): P
     return await writeAll(sends);
   } catch (error) {
     if (sends.length === 1) return [failed(error)];
-    const results: SendWriteResult[] = [];
-    for (const send of sends) results.push(await writeAll([send]).then(([result]) => result ?? failed(undefined), failed));
+    const units = new Map<unknown, number[]>();
+    sends.forEach((send, i) => {
+      const key = send.group ?? i;
+      units.set(key, [...(units.get(key) ?? []), i]);
+    });
+    if (units.size === 1) return sends.map(() => failed(error));
+    const results: SendWriteResult[] = new Array(sends.length);
+    for (const indexes of units.values()) {
+      const written = await writeAll(indexes.map((i) => sends[i]!)).catch((e: unknown) => indexes.map(() => failed(e)));
+      indexes.forEach((sendIndex, k) => (results[sendIndex] = written[k] ?? failed(undefined)));
+    }
     return results;
   }
 }

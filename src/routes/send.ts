@@ -23,9 +23,17 @@ export const SendBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** POST /v1/send/batch: an array of sends; a schema error names the item (`[3].to must be an array`). */
+export const SendBatchBody = Type.Array(SendBody);
+
 const sendRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/v1/send', { schema: { body: SendBody }, config: { rateLimitClass: 'send', idempotent: true } }, async (request) =>
     ok(await app.services.send.accept(workspaceOf(request), request.body, keyDomainOf(request))),
+  );
+  // A top-level array, as Resend's batch route takes; its length (1–100) is the service's rule, for a clearer sentence.
+  // One request of the `send` class for the rate limit, whatever the number of items.
+  app.post('/v1/send/batch', { schema: { body: SendBatchBody }, config: { rateLimitClass: 'send', idempotent: true } }, async (request) =>
+    ok(await app.services.send.acceptBatch(workspaceOf(request), request.body, keyDomainOf(request))),
   );
 };
 

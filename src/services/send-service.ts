@@ -1,12 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import { newId, nowIso } from '../ids.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
-import type { AcceptedSendWriter } from '../acceptance/accepted-sends.js';
+import type { AcceptedSend, AcceptedSendWriter } from '../acceptance/accepted-sends.js';
+import { ValidationError } from '../errors.js';
 import type { Store } from '../repositories/index.js';
 import { eventAbout, type MessageEvent } from '../events/message-event.js';
 import { domainOf } from './email-address.js';
-import { parseSendRequest, type SendInput } from './send-request.js';
+import { parseSendRequest, type SendInput, type SendRequest } from './send-request.js';
 import { checkKeyDomain, checkSenderDomain, sendableDomains } from './sender-domain.js';
+
+/** The most sends one POST /v1/send/batch may carry (DESIGN.md, "Send extensions"). */
+export const MAX_BATCH_SENDS = 100;
 
 export interface SendResult {
   message_id: string;
@@ -32,68 +37,125 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
       const request = parseSendRequest(input, { utf8LocalPart: config.provider === 'sandbox' });
       if (keyDomainId) await checkKeyDomain(store.domains, workspaceId, keyDomainId, domainOf(request.from.address));
       const senderDomain = await checkSenderDomain(store.domains, config, workspaceId, domainOf(request.from.address));
-      const domainProblem = senderDomain.kind === 'refused' ? senderDomain.problem : null;
+      const prepared = prepareSend(workspaceId, request, senderDomain.kind === 'refused' ? senderDomain.problem : null);
+      return settle(prepared, await writer.write(prepared.send));
+    },
 
-      const messageId = newId('msg');
-      const now = nowIso();
-      const events: MessageEvent[] = [];
-      // Written `sent`, unless the sender may not send; the writer holds back suppressed recipients (holdBackSuppressed).
-      // Cc and Bcc recipients get `send` entries like To's: each is a delivery of its own.
-      const entries: LogEntryRow[] = [...request.to, ...request.cc, ...request.bcc].map((recipient) => {
-        const entry: LogEntryRow = {
-          id: newId('log'),
-          workspace_id: workspaceId,
-          message_id: messageId,
-          type: 'send',
-          status: domainProblem ? 'failed' : 'sent',
-          recipient: recipient.address,
-          from_email: request.from.address,
-          subject: request.subject,
-          error: domainProblem,
-          created_at: now,
-          updated_at: now,
-        };
-        if (domainProblem) events.push({ ...eventAbout(entry, 'failed', now), error: domainProblem });
-        return entry;
+    /**
+     * POST /v1/send/batch: every item is checked (parsed, then the key's
+     * domain) before anything is written, so an invalid item answers 400 naming
+     * its index (`[57].to must …`) and nothing is recorded. An unverified
+     * sender domain is not invalid: that item is written and answers `failed`,
+     * as /v1/send does. The items' rows are committed in one transaction
+     * (AcceptedSend.group). Results in request order.
+     */
+    async acceptBatch(workspaceId: string, inputs: SendInput[], keyDomainId: string | null = null): Promise<SendResult[]> {
+      if (inputs.length < 1 || inputs.length > MAX_BATCH_SENDS) {
+        throw new ValidationError(`The request body must be an array of 1 to ${MAX_BATCH_SENDS} sends (got ${inputs.length})`);
+      }
+      const requests = inputs.map((input, index) => {
+        try {
+          return parseSendRequest(input, { utf8LocalPart: config.provider === 'sandbox' });
+        } catch (error) {
+          if (error instanceof ValidationError) throw new ValidationError(`[${index}].${error.message}`);
+          throw error;
+        }
       });
+      // A batch usually comes from one or two domains: each is looked up once.
+      const domains = new Map<string, Promise<string | null>>();
+      const problemOf = (domain: string) => {
+        let problem = domains.get(domain);
+        if (!problem) {
+          problem = (async () => {
+            if (keyDomainId) await checkKeyDomain(store.domains, workspaceId, keyDomainId, domain);
+            const check = await checkSenderDomain(store.domains, config, workspaceId, domain);
+            return check.kind === 'refused' ? check.problem : null;
+          })();
+          domains.set(domain, problem);
+        }
+        return problem;
+      };
+      const problems: (string | null)[] = [];
+      for (const request of requests) problems.push(await problemOf(domainOf(request.from.address)));
 
-      const { queued } = await writer.write({
-        message: {
-          id: messageId,
-          workspace_id: workspaceId,
-          from_name: request.from.name,
-          from_address: request.from.address,
-          reply_to: request.replyTo.length > 0 ? JSON.stringify(request.replyTo) : null,
-          subject: request.subject,
-          html: request.html,
-          text: request.text,
-          recipients: JSON.stringify(request.to),
-          cc: request.cc.length > 0 ? JSON.stringify(request.cc) : null,
-          bcc: request.bcc.length > 0 ? JSON.stringify(request.bcc) : null,
-          headers: request.headers.length > 0 ? JSON.stringify(request.headers) : null,
-          created_at: now,
-        },
-        entries,
-        job: domainProblem
-          ? null
-          : {
-              id: newId('job'),
-              message_id: messageId,
-              workspace_id: workspaceId,
-              state: 'pending',
-              available_at: now,
-              lease_owner: null,
-              lease_expires_at: null,
-              last_error: null,
-              created_at: now,
-              updated_at: now,
-            },
-        events,
-      });
-
-      if (queued) onAccepted?.();
-      if (domainProblem) return { message_id: messageId, status: 'failed', error: domainProblem };
-      return { message_id: messageId, status: queued ? 'sent' : 'suppressed' };
+      const group = randomUUID();
+      const prepared = requests.map((request, i) => prepareSend(workspaceId, request, problems[i] ?? null, group));
+      // Written in one turn, so all join one writer batch; the group keeps them together should it fail.
+      const written = await Promise.all(prepared.map((p) => writer.write(p.send)));
+      return prepared.map((p, i) => settle(p, written[i]!));
     },
   };
+
+  function settle({ send, problem }: PreparedSend, { queued }: { queued: boolean }): SendResult {
+    if (queued) onAccepted?.();
+    if (problem) return { message_id: send.message.id, status: 'failed', error: problem };
+    return { message_id: send.message.id, status: queued ? 'sent' : 'suppressed' };
+  }
+}
+
+interface PreparedSend {
+  send: AcceptedSend;
+  /** Why the sender domain may not send (the send is written failed), or null. */
+  problem: string | null;
+}
+
+/** The rows of one accepted send, built before anything is written. */
+function prepareSend(workspaceId: string, request: SendRequest, domainProblem: string | null, group?: string): PreparedSend {
+  const messageId = newId('msg');
+  const now = nowIso();
+  const events: MessageEvent[] = [];
+  // Written `sent`, unless the sender may not send; the writer holds back suppressed recipients (holdBackSuppressed).
+  // Cc and Bcc recipients get `send` entries like To's: each is a delivery of its own.
+  const entries: LogEntryRow[] = [...request.to, ...request.cc, ...request.bcc].map((recipient) => {
+    const entry: LogEntryRow = {
+      id: newId('log'),
+      workspace_id: workspaceId,
+      message_id: messageId,
+      type: 'send',
+      status: domainProblem ? 'failed' : 'sent',
+      recipient: recipient.address,
+      from_email: request.from.address,
+      subject: request.subject,
+      error: domainProblem,
+      created_at: now,
+      updated_at: now,
+    };
+    if (domainProblem) events.push({ ...eventAbout(entry, 'failed', now), error: domainProblem });
+    return entry;
+  });
+  const send: AcceptedSend = {
+    message: {
+      id: messageId,
+      workspace_id: workspaceId,
+      from_name: request.from.name,
+      from_address: request.from.address,
+      reply_to: request.replyTo.length > 0 ? JSON.stringify(request.replyTo) : null,
+      subject: request.subject,
+      html: request.html,
+      text: request.text,
+      recipients: JSON.stringify(request.to),
+      cc: request.cc.length > 0 ? JSON.stringify(request.cc) : null,
+      bcc: request.bcc.length > 0 ? JSON.stringify(request.bcc) : null,
+      headers: request.headers.length > 0 ? JSON.stringify(request.headers) : null,
+      created_at: now,
+    },
+    entries,
+    job: domainProblem
+      ? null
+      : {
+          id: newId('job'),
+          message_id: messageId,
+          workspace_id: workspaceId,
+          state: 'pending',
+          available_at: now,
+          lease_owner: null,
+          lease_expires_at: null,
+          last_error: null,
+          created_at: now,
+          updated_at: now,
+        },
+    events,
+    ...(group === undefined ? {} : { group }),
+  };
+  return { send, problem: domainProblem };
 }
