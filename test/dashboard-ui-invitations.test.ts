@@ -45,10 +45,22 @@ describe('invitations in Chromium', () => {
   async function createLink(role: string): Promise<string> {
     await admin.getByRole('link', { name: 'Members' }).click();
     await admin.getByRole('heading', { name: 'Invite someone' }).waitFor();
+    // The section has read its pending invitations: nothing re-renders it under the test's hands now.
+    await admin.locator('.invite-section').getByText(/No pending invitations|Revoke/).first().waitFor();
+    const made = admin.getByRole('heading', { name: /^Invitation link for a / });
+    // A link shown before is put away first, so that what shows next is this one.
+    if ((await made.count()) > 0) await admin.locator('.invite-link').getByRole('button', { name: 'Done' }).click();
+    await made.waitFor({ state: 'detached' });
     await admin.getByLabel('Role', { exact: true }).selectOption(role);
+    await waitFor(async () => (await admin.getByLabel('Role', { exact: true }).inputValue()) === role, `the ${role} role chosen`);
     await admin.getByRole('button', { name: 'Create invitation link' }).click();
-    await admin.getByRole('heading', { name: `Invitation link for a ${role}` }).waitFor();
-    // A link made before may still be on show for a moment: wait for this one.
+    // The link made, or the server's refusal: either says what happened.
+    const section = admin.locator('.invite-section');
+    await section.getByRole('alert').or(made).first().waitFor();
+    const refusal = (await section.getByRole('alert').count()) > 0 ? await section.getByRole('alert').first().textContent() : null;
+    assert.equal(refusal, null, `the invitation was refused: ${refusal}`);
+    assert.equal(await made.textContent(), `Invitation link for a ${role}`);
+    // Never one handed out before (links are single-use).
     const link = await waitFor(async () => {
       const shown = await admin.locator('.invite-link code.secret').textContent();
       return shown && !links.includes(shown) ? shown : undefined;
