@@ -8,15 +8,8 @@
  * See bench/README.md.
  */
 import autocannon from 'autocannon';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig } from '../src/config.js';
-import { createStore } from '../src/repositories/index.js';
-import { openMigratedDatabase } from '../src/server.js';
-import { createServices } from '../src/services/index.js';
-import { createBenchDatabase } from './bench-database.js';
-import { BenchError, children, freePort, HOST, positiveNumber, READY_TIMEOUT_MS, removeOnExit, runBench, startChild, stopChild, waitReady } from './bench-process.js';
+import { openSendBenchStore } from './send-bench-store.js';
+import { BenchError, freePort, HOST, positiveNumber, READY_TIMEOUT_MS, runBench, startChild, stopChild, waitReady } from './bench-process.js';
 
 const DURATION_S = positiveNumber('BENCH_DURATION', 10);
 const WARMUP_S = positiveNumber('BENCH_WARMUP', 2, true);
@@ -86,26 +79,10 @@ async function measure(name: string, env: Record<string, string>, apiKey: string
 }
 
 async function main(): Promise<number> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-bench-'));
-  removeOnExit(dataDir);
-  const postgres = process.env.DATABASE_URL ? await createBenchDatabase(process.env.DATABASE_URL) : undefined;
+  const bench = await openSendBenchStore();
   try {
-    const env = {
-      MAILROOM_DATA_DIR: dataDir,
-      ...(postgres ? { DATABASE_URL: postgres.url } : {}),
-      LOG_LEVEL: 'warn',
-      // Far above what the benchmark can reach: we measure the send path, not the 429 path.
-      RATE_LIMIT_SEND_PER_MIN: '100000000',
-      RATE_LIMIT_OTHER_PER_MIN: '100000000',
-      INBOUND_SMTP_PORT: '0',
-      PORT: '0',
-    };
-    const config = loadConfig(env);
-    // The workspace is made before the server starts, so the two never share the store in flight.
-    const db = await openMigratedDatabase(config);
-    const { api_key } = await createServices(createStore(db), config).workspaces.create('bench').finally(() => db.destroy());
-    const store = postgres ? 'PostgreSQL' : 'SQLite (embedded default)';
-    console.log(`bench: store ${store}${postgres ? '' : ` in ${dataDir}`}`);
+    const { env, apiKey: api_key, storeName: store } = bench;
+    console.log(`bench: store ${store}, ${bench.where}`);
 
     const deployed = await measure('as deployed (worker on)', env, api_key);
     const apiOnly = await measure('WORKER_ENABLED=false', { ...env, WORKER_ENABLED: 'false' }, api_key);
@@ -124,10 +101,7 @@ async function main(): Promise<number> {
     if (deployed.non2xx + deployed.errors + apiOnly.non2xx + apiOnly.errors > 0) throw new BenchError('some requests were not answered 2xx');
     return 0;
   } finally {
-    await postgres?.drop();
-    for (const child of [...children]) await stopChild(child);
-    await rm(dataDir, { recursive: true, force: true });
-    removeOnExit(undefined);
+    await bench.close();
   }
 }
 

@@ -8,15 +8,9 @@
  * competes for its event loop.
  */
 import autocannon from 'autocannon';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { loadConfig } from '../src/config.js';
-import { createStore } from '../src/repositories/index.js';
-import { openMigratedDatabase } from '../src/server.js';
-import { createServices } from '../src/services/index.js';
-import { createBenchDatabase } from './bench-database.js';
-import { BenchError, children, freePort, runBench, HOST, positiveNumber, READY_TIMEOUT_MS, removeOnExit, startChild, stopChild, waitReady, type Child } from './bench-process.js';
+import { resolve } from 'node:path';
+import { openSendBenchStore } from './send-bench-store.js';
+import { BenchError, freePort, runBench, HOST, positiveNumber, READY_TIMEOUT_MS, startChild, stopChild, waitReady, type Child } from './bench-process.js';
 import { cpuSecondsOf, report, type Measurement, type Round } from './send-report.js';
 
 
@@ -79,30 +73,12 @@ async function measure(child: Child, base: string, headers: Record<string, strin
 
 
 async function main(): Promise<number> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-bench-'));
-  removeOnExit(dataDir);
-  const postgres = process.env.DATABASE_URL ? await createBenchDatabase(process.env.DATABASE_URL) : undefined;
+  // Acceptance alone, as deployed with API and workers apart: the worker has its own benchmark
+  // (bench/delivery.ts), and delivering in the same process would measure both at once.
+  const bench = await openSendBenchStore({ WORKER_ENABLED: 'false' });
   try {
-    const env = {
-      MAILROOM_DATA_DIR: dataDir,
-      ...(postgres ? { DATABASE_URL: postgres.url } : {}),
-      LOG_LEVEL: 'warn',
-      // Far above what the benchmark can reach: we measure the send path, not the 429 path.
-      RATE_LIMIT_SEND_PER_MIN: '100000000',
-      RATE_LIMIT_OTHER_PER_MIN: '100000000',
-      // Acceptance alone, as deployed with API and workers apart: the worker has its own benchmark
-      // (bench/delivery.ts), and delivering in the same process would measure both at once.
-      WORKER_ENABLED: 'false',
-      INBOUND_SMTP_PORT: '0',
-      PORT: '0',
-    };
-    const config = loadConfig(env);
-
-    // The workspace is made before the server starts, so the two never share the store in flight.
-    const db = await openMigratedDatabase(config);
-    const { api_key } = await createServices(createStore(db), config).workspaces.create('bench').finally(() => db.destroy());
-
-    console.log(postgres ? 'bench: store PostgreSQL, a database of its own on the DATABASE_URL server' : `bench: store SQLite in ${dataDir}`);
+    const { env, apiKey: api_key } = bench;
+    console.log(`bench: store ${bench.storeName}, ${bench.where}`);
     const headers = { 'x-api-key': api_key, 'content-type': 'application/json' };
 
     const mailroomPort = await freePort();
@@ -136,13 +112,9 @@ async function main(): Promise<number> {
     await stopChild(bare);
     if (CPU_PROF_DIR) console.log(`bench: CPU profile of the Mailroom child written to ${CPU_PROF_DIR}`);
 
-    const store = postgres ? 'PostgreSQL' : 'SQLite (embedded default)';
-    return report(rounds, { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, store }) ? 0 : 1;
+    return report(rounds, { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, store: bench.storeName }) ? 0 : 1;
   } finally {
-    await postgres?.drop();
-    for (const child of [...children]) await stopChild(child);
-    await rm(dataDir, { recursive: true, force: true });
-    removeOnExit(undefined);
+    await bench.close();
   }
 }
 

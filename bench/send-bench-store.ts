@@ -1,0 +1,65 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config.js';
+import { createStore } from '../src/repositories/index.js';
+import { openMigratedDatabase } from '../src/server.js';
+import { createServices } from '../src/services/index.js';
+import { createBenchDatabase } from './bench-database.js';
+import { children, removeOnExit, stopChild } from './bench-process.js';
+
+/** A store for the send benchmarks, the environment to start `mailroom serve` on it, and a key of its workspace. */
+export interface SendBenchStore {
+  env: Record<string, string>;
+  apiKey: string;
+  /** `PostgreSQL` or `SQLite (embedded default)`, for the report. */
+  storeName: string;
+  /** Where it lives, to print. */
+  where: string;
+  /** Drops the database or removes the data directory, and stops every child still running. */
+  close(): Promise<void>;
+}
+
+/**
+ * The setup bench:send and bench:batch share: a data directory of its own,
+ * and a database of its own on DATABASE_URL's server when it is set; rate
+ * limits far above what a benchmark reaches (they measure the send path, not
+ * the 429 path); no inbound receiver. The workspace is made before any server
+ * starts, so the two never share the store in flight.
+ */
+export async function openSendBenchStore(extraEnv: Record<string, string> = {}): Promise<SendBenchStore> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-bench-'));
+  removeOnExit(dataDir);
+  const postgres = process.env.DATABASE_URL ? await createBenchDatabase(process.env.DATABASE_URL) : undefined;
+  const close = async () => {
+    await postgres?.drop();
+    for (const child of [...children]) await stopChild(child);
+    await rm(dataDir, { recursive: true, force: true });
+    removeOnExit(undefined);
+  };
+  try {
+    const env = {
+      MAILROOM_DATA_DIR: dataDir,
+      ...(postgres ? { DATABASE_URL: postgres.url } : {}),
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_SEND_PER_MIN: '100000000',
+      RATE_LIMIT_OTHER_PER_MIN: '100000000',
+      INBOUND_SMTP_PORT: '0',
+      PORT: '0',
+      ...extraEnv,
+    };
+    const config = loadConfig(env);
+    const db = await openMigratedDatabase(config);
+    const { api_key } = await createServices(createStore(db), config).workspaces.create('bench').finally(() => db.destroy());
+    return {
+      env,
+      apiKey: api_key,
+      storeName: postgres ? 'PostgreSQL' : 'SQLite (embedded default)',
+      where: postgres ? 'a database of its own on the DATABASE_URL server' : dataDir,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
