@@ -17,8 +17,9 @@ Commands:
   worker                                 Run the delivery worker alone (for API and workers on separate machines)
   migrate                                Apply pending database migrations and exit
   workspace create --name NAME [--json]  Create a workspace and its first API key
-  api-key create --workspace ID --name NAME [--json]
-                                         Create another API key for a workspace
+  api-key create --workspace ID --name NAME [--permission full_access|sending_access] [--domain-id ID] [--json]
+                                         Create another API key for a workspace (full_access by default;
+                                         a sending_access key may be restricted to one domain)
   user create --email EMAIL [--password-stdin] [--workspace ID --role ROLE] [--json]
                                          Create a dashboard user (asks for the password on a terminal,
                                          or reads it from standard input), optionally a member of a
@@ -39,6 +40,8 @@ async function main(argv: string[]): Promise<number> {
       workspace: { type: 'string' },
       email: { type: 'string' },
       role: { type: 'string' },
+      permission: { type: 'string' },
+      'domain-id': { type: 'string' },
       'password-stdin': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -92,7 +95,8 @@ async function main(argv: string[]): Promise<number> {
               : `Workspace ${created.workspace_id} created.\nAPI key (shown only now): ${created.api_key}\n`,
           );
         } else {
-          const key = await workspaces.createKey(required(values.workspace, '--workspace'), required(values.name, '--name'));
+          const scope = { ...(values.permission ? { permission: values.permission } : {}), ...(values['domain-id'] ? { domain_id: values['domain-id'] } : {}) };
+          const key = await workspaces.createKey(required(values.workspace, '--workspace'), required(values.name, '--name'), scope);
           process.stdout.write(values.json ? `${JSON.stringify(key)}\n` : `API key ${key.id} created.\nAPI key (shown only now): ${key.key}\n`);
         }
       } finally {

@@ -71,6 +71,21 @@ describe('the mailroom command', () => {
     assert.equal(unknown.stderr, 'mailroom: No workspace ws_nope\n');
   });
 
+  it('creates a sending_access key with --permission, and refuses a domain restriction on a full_access one', () => {
+    const { workspace_id } = JSON.parse(mailroom(['workspace', 'create', '--name', 'Scopes', '--json'], store.env).stdout);
+    const res = mailroom(['api-key', 'create', '--workspace', workspace_id, '--name', 'shop', '--permission', 'sending_access', '--json'], store.env);
+    assert.equal(res.status, 0, res.stderr);
+    const key = JSON.parse(res.stdout);
+    assert.equal(key.permission, 'sending_access');
+    assert.equal(key.domain_id, null);
+    const wrong = mailroom(['api-key', 'create', '--workspace', workspace_id, '--name', 'x', '--permission', 'read_only'], store.env);
+    assert.equal(wrong.status, 1);
+    assert.equal(wrong.stderr, 'mailroom: permission must be one of full_access, sending_access\n');
+    const unscoped = mailroom(['api-key', 'create', '--workspace', workspace_id, '--name', 'x', '--domain-id', 'dom_nope'], store.env);
+    assert.equal(unscoped.status, 1);
+    assert.equal(unscoped.stderr, 'mailroom: domain_id can only restrict a sending_access key\n');
+  });
+
   it('refuses an unknown command and a missing option', () => {
     const unknown = mailroom(['frobnicate'], store.env);
     assert.equal(unknown.status, 2);

@@ -93,6 +93,8 @@ export interface MessagesTable {
   bcc: string | null;
   /** JSON array of the caller's [name, value] header pairs, or null when none (0015). */
   headers: string | null;
+  /** When delivery was held until (ISO 8601 UTC), or null for a send that went at once (0020). */
+  scheduled_at: string | null;
   created_at: string;
 }
 

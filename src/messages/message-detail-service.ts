@@ -28,6 +28,8 @@ export interface MessageDetail {
   bcc: string[];
   subject: string;
   created_at: string;
+  /** When delivery was held until (a scheduled send), or null: it went at once. */
+  scheduled_at: string | null;
   /** The size of the MIME message as handed over; null when it was never built (or is no longer kept). */
   size_bytes: number | null;
   has_html: boolean;
@@ -72,6 +74,9 @@ async function whyNoRaw(repos: Repositories, message: MessagesTable, attempts: D
     return 'The message as handed over is no longer kept (it was sent before Mailroom kept it, or has been removed)';
   }
   const job = await repos.messages.findJobByMessage(message.id);
+  if (job?.state === 'pending' && message.scheduled_at !== null && message.scheduled_at > new Date().toISOString()) {
+    return `The message is scheduled for ${message.scheduled_at}; it is kept once it has been handed to the provider`;
+  }
   if (job?.state === 'pending') return 'The message has not been handed to the provider yet; it is kept once it is';
   return 'The message was never built: no recipient was handed to a provider (each was suppressed or failed before delivery)';
 }
@@ -119,6 +124,7 @@ export function createMessageDetailService(store: Store) {
           bcc: bccOf(message).map(formatMailbox),
           subject: message.subject,
           created_at: message.created_at,
+          scheduled_at: message.scheduled_at,
           size_bytes: size ?? null,
           has_html: message.html !== null,
           // '' is the opt-out from the generated text part: no text was given.

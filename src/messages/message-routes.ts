@@ -10,6 +10,11 @@ const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/v1/messages/:id', { schema: { params: IdParams } }, async (request) => ok(await messages.get(workspaceOf(request), request.params.id)));
 
+  // Before a scheduled send is due (issue 16, point 8); 409 once it is, or for a send that was never scheduled.
+  app.post('/v1/messages/:id/cancel', { schema: { params: IdParams } }, async (request) =>
+    ok(await app.services.scheduledSends.cancel(workspaceOf(request), request.params.id)),
+  );
+
   app.get('/v1/messages/:id/content', { schema: { params: IdParams } }, async (request) =>
     ok(await messages.content(workspaceOf(request), request.params.id)),
   );

@@ -101,6 +101,26 @@ export function createDeliveryJobsRepository(db: Db) {
       return Number(result.numUpdatedRows);
     },
 
+    /**
+     * Ends the message's job before its first attempt, marking it done with
+     * `reason`: only while it is pending, not yet due, never claimed and held
+     * by no one. One conditional statement, so a claim and a cancel racing for
+     * the job cannot both win (on PostgreSQL the loser re-reads the row the
+     * winner wrote, and its condition no longer holds). False when it did not hold.
+     */
+    async cancelBeforeDue(messageId: string, reason: string, now: string): Promise<boolean> {
+      const result = await db
+        .updateTable('delivery_jobs')
+        .set({ state: 'done', last_error: reason, updated_at: now })
+        .where('message_id', '=', messageId)
+        .where('state', '=', 'pending')
+        .where('attempts', '=', 0)
+        .where('lease_owner', 'is', null)
+        .where('available_at', '>', now)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
     /** Jobs not yet done: the queue's length, for benchmarks and operators. */
     async countPending(): Promise<number> {
       const row = await db

@@ -19,6 +19,7 @@ export const SendBody = Type.Object(
     text: OptionalText,
     reply_to: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String()), Type.Null()])),
     headers: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()])),
+    scheduled_at: OptionalText,
   },
   { additionalProperties: false },
 );

@@ -17,6 +17,7 @@ import { createSuppressionService } from './suppression-service.js';
 import { createWebhookService } from './webhook-service.js';
 import { createWorkspaceService } from './workspace-service.js';
 import { createIdempotencyService } from '../sending/idempotency/idempotency-service.js';
+import { createCancelService } from '../sending/scheduling/cancel-service.js';
 
 export interface ServiceOptions {
   rateLimiter?: RateLimiter;
@@ -41,6 +42,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     stats: createStatsService(store),
     idempotency: createIdempotencyService(store.idempotencyKeys),
     send: createSendService(store, sendWriter, config, options.onSendAccepted),
+    scheduledSends: createCancelService(store),
     suppressions: createSuppressionService(store),
     webhooks: createWebhookService(store, config, { resolveHost: options.resolveHost }),
     workspaces: createWorkspaceService(store),

@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.js';
+import { parseScheduledAt } from '../sending/scheduling/scheduled-at.js';
 import { parseCustomHeaders } from './custom-headers.js';
 import { hasControlCharacters, normalizeAddress, parseMailbox, type Mailbox, type MailboxOptions } from './email-address.js';
 
@@ -19,6 +20,8 @@ export interface SendInput {
   text?: string | null | undefined;
   reply_to?: string | string[] | null | undefined;
   headers?: Record<string, string> | null | undefined;
+  /** ISO 8601 with an offset; delivery is held until then (at most 30 days ahead). */
+  scheduled_at?: string | null | undefined;
 }
 
 export interface SendRequest {
@@ -37,6 +40,8 @@ export interface SendRequest {
   /** `''` when the sender opted out of the generated text part (html only). */
   text: string | null;
   headers: [string, string][];
+  /** When delivery may start (ISO 8601 UTC), or null: at once. */
+  scheduledAt: string | null;
 }
 
 /** Applies SPEC.md §2.1 and §8.2 and the send extensions (README, "Send"); throws a ValidationError naming the field. */
@@ -81,7 +86,8 @@ export function parseSendRequest(input: SendInput, options: MailboxOptions = {})
   const text = input.text ? input.text : html !== null && input.text === '' ? '' : null;
   if (html === null && !text) throw new ValidationError('html or text is required: give at least one of them');
 
-  return { from, to, cc, bcc, replyTo, subject, html, text, headers: parseCustomHeaders(input.headers) };
+  const headers = parseCustomHeaders(input.headers);
+  return { from, to, cc, bcc, replyTo, subject, html, text, headers, scheduledAt: parseScheduledAt(input.scheduled_at, Date.now()) };
 }
 
 function parseReplyTo(value: SendInput['reply_to'], options: MailboxOptions): Mailbox[] {

@@ -137,6 +137,7 @@ function prepareSend(workspaceId: string, request: SendRequest, domainProblem: s
       cc: request.cc.length > 0 ? JSON.stringify(request.cc) : null,
       bcc: request.bcc.length > 0 ? JSON.stringify(request.bcc) : null,
       headers: request.headers.length > 0 ? JSON.stringify(request.headers) : null,
+      scheduled_at: request.scheduledAt,
       created_at: now,
     },
     entries,
@@ -147,7 +148,8 @@ function prepareSend(workspaceId: string, request: SendRequest, domainProblem: s
           message_id: messageId,
           workspace_id: workspaceId,
           state: 'pending',
-          available_at: now,
+          // A scheduled send is an ordinary job not due before its time: the worker's claim skips it until then.
+          available_at: request.scheduledAt ?? now,
           lease_owner: null,
           lease_expires_at: null,
           last_error: null,

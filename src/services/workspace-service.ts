@@ -1,7 +1,7 @@
 import { NotFoundError, ValidationError } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
 import type { Repositories, Store } from '../repositories/index.js';
-import { issueApiKey } from './api-key-service.js';
+import { issueApiKey, type ApiKeyScope } from './api-key-service.js';
 
 const MAX_WORKSPACE_NAME_LENGTH = 100;
 
@@ -36,9 +36,9 @@ export function createWorkspaceService(store: Store) {
     },
 
     /** Another key for an existing workspace, for an operator who lost every key. */
-    async createKey(workspaceId: string, name: string) {
+    async createKey(workspaceId: string, name: string, scope: ApiKeyScope = {}) {
       if (!(await store.workspaces.findById(workspaceId))) throw new ValidationError(`No workspace ${workspaceId}`);
-      return issueApiKey(store, workspaceId, name);
+      return issueApiKey(store, workspaceId, name, scope);
     },
   };
 }
