@@ -236,6 +236,32 @@ describe('the message page in Chromium', () => {
     await viewer.context().close();
   });
 
+  it('shows when a scheduled send is due and cancels it for an admin, asking first; a viewer cannot', async () => {
+    const scheduledAt = new Date(Date.now() + 3_600_000).toISOString();
+    const sent = await v1('POST', '/v1/send', { to: ['later@elsewhere.example'], from_email: 'billing@payload.example', subject: 'Your reminder', text: 'Soon.', scheduled_at: scheduledAt });
+    const id = sent.body.data.message_id as string;
+    await page.goto(`${server.base}/messages/${id}`);
+    await page.getByRole('heading', { name: 'Your reminder', level: 1 }).waitFor();
+    assert.equal(await page.locator('.message-facts time').nth(1).getAttribute('datetime'), scheduledAt);
+
+    const viewer = await chromium.newPage();
+    await signIn(viewer, 'vic@example.com');
+    await viewer.goto(`${server.base}/messages/${id}`);
+    await viewer.getByRole('heading', { name: 'Your reminder', level: 1 }).waitFor();
+    await viewer.getByText('Scheduled', { exact: true }).waitFor();
+    assert.equal(await viewer.getByRole('button', { name: 'Cancel this scheduled send' }).count(), 0);
+    await viewer.context().close();
+
+    await page.getByRole('button', { name: 'Cancel this scheduled send' }).click();
+    await chromium.shoot('message-scheduled-cancel');
+    await page.getByRole('group', { name: 'Cancel this scheduled send?' }).getByRole('button', { name: 'Cancel send' }).click();
+    await timeline('later@elsewhere.example').getByText('Canceled before sending').first().waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Cancel this scheduled send' }).count(), 0, 'nothing left to cancel');
+    const detail = (await v1('GET', `/v1/messages/${id}`)).body.data;
+    assert.deepEqual([detail.recipients[0].status, detail.recipients[0].error], ['failed', 'Canceled before sending']);
+    await chromium.shoot('message-scheduled-canceled');
+  });
+
   it('shows a hostile message without running, loading or changing anything until asked', async () => {
     const sent = await v1('POST', '/v1/send', { to: ['refused@elsewhere.example'], from_email: hostile.HOSTILE_FROM, reply_to: hostile.HOSTILE_REPLY_TO, subject: hostile.HOSTILE_SUBJECT, html: hostile.HOSTILE_HTML, text: hostile.HOSTILE_TEXT });
     const id = sent.body.data.message_id as string;

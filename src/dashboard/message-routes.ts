@@ -31,6 +31,11 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(base, { schema: { params: MessageParams }, config: read }, async (request) => ok(await messages.get(workspaceIdOf(request), request.params.id)));
 
+  // A scheduled send, before it is due: admins and developers, as for a test e-mail.
+  app.post(`${base}/cancel`, { schema: { params: MessageParams }, config: { ability: 'configure' } }, async (request) =>
+    ok(await app.services.scheduledSends.cancel(workspaceIdOf(request), request.params.id)),
+  );
+
   app.get(`${base}/content`, { schema: { params: MessageParams }, config: read }, async (request) =>
     ok(await messages.content(workspaceIdOf(request), request.params.id)),
   );

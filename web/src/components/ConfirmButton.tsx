@@ -7,11 +7,13 @@ interface ConfirmButtonProps {
   /** What confirming does, said before it is done. */
   warning: string;
   confirmLabel: string;
+  /** The button that leaves things as they are: "Cancel" unless that would read as the action itself. */
+  dismissLabel?: string;
   onConfirm: () => Promise<unknown> | void;
 }
 
 /** A destructive action asked for twice: the button, then the warning with the confirming button and Cancel. */
-export function ConfirmButton({ label, ariaLabel, warning, confirmLabel, onConfirm }: ConfirmButtonProps) {
+export function ConfirmButton({ label, ariaLabel, warning, confirmLabel, dismissLabel = 'Cancel', onConfirm }: ConfirmButtonProps) {
   const [asking, setAsking] = useState(false);
   if (!asking) {
     return (
@@ -27,7 +29,7 @@ export function ConfirmButton({ label, ariaLabel, warning, confirmLabel, onConfi
         {confirmLabel}
       </button>
       <button type="button" className="link" onClick={() => setAsking(false)}>
-        Cancel
+        {dismissLabel}
       </button>
     </span>
   );

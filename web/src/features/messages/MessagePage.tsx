@@ -6,6 +6,7 @@ import { useLive } from '../../lib/live';
 import { navigate } from '../../lib/router';
 import type { WorkspacePageProps } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
+import { CancelScheduled, isCancelable } from './CancelScheduled';
 import { MessageBody } from './MessageBody';
 import { MessageWebhooks } from './MessageWebhooks';
 import { RecipientTimeline } from './RecipientTimeline';
@@ -87,6 +88,15 @@ export function MessagePage({ workspaceId, role, id }: MessagePageProps) {
               <dd>
                 <time dateTime={message.created_at}>{when(message.created_at)}</time>
               </dd>
+              {message.scheduled_at && (
+                <>
+                  <dt>Scheduled</dt>
+                  <dd className="scheduled-row">
+                    <time dateTime={message.scheduled_at}>{when(message.scheduled_at)}</time>
+                    {role !== 'viewer' && isCancelable(message) && <CancelScheduled path={path} onDone={() => void reload()} />}
+                  </dd>
+                </>
+              )}
               <dt>Message ID</dt>
               <dd className="value-row">
                 <code className="record-value">{message.id}</code>

@@ -10,6 +10,8 @@ export interface MessageDetail {
   bcc: string[];
   subject: string;
   created_at: string;
+  /** When delivery was held until; null for a send that went at once. */
+  scheduled_at: string | null;
   /** Of the MIME as handed over; null until it has been. */
   size_bytes: number | null;
   has_html: boolean;
