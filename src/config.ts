@@ -29,6 +29,7 @@ const EnvSchema = Type.Object({
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   MAILROOM_PROVIDER: Type.Enum(['sandbox', 'smtp'], { default: 'sandbox' }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^/]' })),
+  SMTP_SMTPUTF8: Type.Boolean({ default: false }),
   WORKER_ENABLED: Type.Boolean({ default: true }),
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: DEFAULT_WORKER_CONCURRENCY }),
   WORKER_LEASE_MS: Type.Integer({ minimum: 1000, default: 60000 }),
@@ -72,6 +73,12 @@ export interface Config {
   provider: Env['MAILROOM_PROVIDER'];
   /** The relay of the `smtp` provider; set whenever `provider` is `smtp`. */
   smtpUrl: string | undefined;
+  /**
+   * The operator's word that the relay takes SMTPUTF8 (RFC 6531), so addresses
+   * with a non-ASCII local part are accepted with the `smtp` provider: whether
+   * it does shows only at delivery, long after the 200.
+   */
+  smtpUtf8: boolean;
   worker: WorkerSettings;
   retry: RetryPolicy;
   inbound: InboundSettings;
@@ -158,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: parsed.LOG_LEVEL,
     provider: parsed.MAILROOM_PROVIDER,
     smtpUrl: parsed.SMTP_URL,
+    smtpUtf8: parsed.SMTP_SMTPUTF8,
     worker: {
       enabled: parsed.WORKER_ENABLED,
       concurrency: parsed.WORKER_CONCURRENCY,

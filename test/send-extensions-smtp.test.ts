@@ -98,4 +98,22 @@ describe('send extensions through a real SMTP relay on loopback', () => {
     assert.equal(headerOf(raw, 'To'), '=?UTF-8?Q?J=C3=B6rg?= <joerg@xn--bcher-kva.example>');
     assert.equal((await verifyDkim(raw, dns))[0]?.status.result, 'pass');
   });
+
+  it('with SMTP_SMTPUTF8=true, takes a non-ASCII local part and hands it over with SMTPUTF8, the header in UTF-8 (RFC 6532)', async () => {
+    // Another process on the same store, told that the relay takes SMTPUTF8 (smtp-server announces it); it sends for t's workspace.
+    const utf8 = await createTestApp({ MAILROOM_PROVIDER: 'smtp', SMTP_URL: `smtp://127.0.0.1:${sink.port}`, DNS_SERVERS: dns.address, SMTP_SMTPUTF8: 'true', ...FAST }, { worker: true, shareStoreWith: t });
+    try {
+      const res = await utf8.call('POST', '/v1/send', { key: t.apiKey, body: sendBody({ from_email: `Acme <hello@${DOMAIN}>`, to: ['Jörg <jörg@example.com>'] }) });
+      assert.equal(res.json().data?.status, 'sent', res.body);
+      const id = res.json().data.message_id as string;
+      await waitFor(async () => (await t.store.messages.findJobByMessage(id))?.state === 'done', `the job of ${id} to finish`);
+      const copy = sink.received.find((m) => (m.envelope.mailFrom as { address: string }).address.includes(id))!;
+      assert.deepEqual(copy.envelope.rcptTo.map((r) => r.address), ['jörg@example.com']);
+      assert.deepEqual((copy.envelope.mailFrom as { args: Record<string, string | boolean> }).args.SMTPUTF8, true, 'MAIL FROM asked for SMTPUTF8');
+      assert.equal(headerOf(copy.raw, 'To'), '=?UTF-8?Q?J=C3=B6rg?= <jörg@example.com>');
+      assert.equal((await verifyDkim(copy.raw, dns))[0]?.status.result, 'pass');
+    } finally {
+      await utf8.close();
+    }
+  });
 });

@@ -20,7 +20,9 @@ export interface SendResult {
   error?: string;
 }
 
-export function createSendService(store: Store, writer: AcceptedSendWriter, config: Pick<Config, 'provider'>, onAccepted?: () => void) {
+export function createSendService(store: Store, writer: AcceptedSendWriter, config: Pick<Config, 'provider' | 'smtpUtf8'>, onAccepted?: () => void) {
+  // A non-ASCII local part needs SMTPUTF8 on the way out: the sandbox keeps mail here, a relay must be declared to take it.
+  const mailboxOptions = { utf8LocalPart: config.provider === 'sandbox' || (config.provider === 'smtp' && config.smtpUtf8) };
   return {
     /**
      * Validates a send and records it durably before answering: the message, one
@@ -33,8 +35,7 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
 
     /** `keyDomainId`: the one domain the caller's API key may send from (null: any); refused with 403 before anything is recorded. */
     async accept(workspaceId: string, input: SendInput, keyDomainId: string | null = null): Promise<SendResult> {
-      // Only the sandbox is known to take a non-ASCII local part (SMTPUTF8); a relay's support shows only at delivery.
-      const request = parseSendRequest(input, { utf8LocalPart: config.provider === 'sandbox' });
+      const request = parseSendRequest(input, mailboxOptions);
       if (keyDomainId) await checkKeyDomain(store.domains, workspaceId, keyDomainId, domainOf(request.from.address));
       const senderDomain = await checkSenderDomain(store.domains, config, workspaceId, domainOf(request.from.address));
       const prepared = prepareSend(workspaceId, request, senderDomain.kind === 'refused' ? senderDomain.problem : null);
@@ -55,7 +56,7 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
       }
       const requests = inputs.map((input, index) => {
         try {
-          return parseSendRequest(input, { utf8LocalPart: config.provider === 'sandbox' });
+          return parseSendRequest(input, mailboxOptions);
         } catch (error) {
           if (error instanceof ValidationError) throw new ValidationError(`[${index}].${error.message}`);
           throw error;
