@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.js';
+import { parseTags, type Tag, type TagInput } from '../sending/tags.js';
 import { parseCustomHeaders } from './custom-headers.js';
 import { hasControlCharacters, normalizeAddress, parseMailbox, type Mailbox, type MailboxOptions } from './email-address.js';
 
@@ -19,6 +20,7 @@ export interface SendInput {
   text?: string | null | undefined;
   reply_to?: string | string[] | null | undefined;
   headers?: Record<string, string> | null | undefined;
+  tags?: TagInput[] | null | undefined;
 }
 
 export interface SendRequest {
@@ -37,6 +39,8 @@ export interface SendRequest {
   /** `''` when the sender opted out of the generated text part (html only). */
   text: string | null;
   headers: [string, string][];
+  /** The caller's tags, in request order (sending/tags.ts). */
+  tags: Tag[];
 }
 
 /** Applies SPEC.md §2.1 and §8.2 and the send extensions (README, "Send"); throws a ValidationError naming the field. */
@@ -81,7 +85,7 @@ export function parseSendRequest(input: SendInput, options: MailboxOptions = {})
   const text = input.text ? input.text : html !== null && input.text === '' ? '' : null;
   if (html === null && !text) throw new ValidationError('html or text is required: give at least one of them');
 
-  return { from, to, cc, bcc, replyTo, subject, html, text, headers: parseCustomHeaders(input.headers) };
+  return { from, to, cc, bcc, replyTo, subject, html, text, headers: parseCustomHeaders(input.headers), tags: parseTags(input.tags) };
 }
 
 function parseReplyTo(value: SendInput['reply_to'], options: MailboxOptions): Mailbox[] {
