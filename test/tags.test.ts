@@ -182,4 +182,26 @@ describe('tags on sends, log entries, message detail and the logs filter', () =>
     assert.deepEqual((await logs(`message_id=${id}&type=bounce`)).entries.map((e) => e.tags), [{ flow: 'bounced' }]);
     assert.equal((await logs('tag=flow:bounced')).total, 3, 'two send entries and the bounce entry');
   });
+
+  it("carries the message's tags on its complaint entry", async () => {
+    const id = await send({ to: ['grace.hopper@yahoo.example'], tags: tags({ flow: 'complained' }) });
+    const returnPath = t.returnPaths.sign(id, 0, 'mr-bounces.sandbox.mailroom.test');
+    const report = readFileSync(join(import.meta.dirname, 'fixtures', 'inbound', 'yahoo-arf-complaint.eml'), 'utf8')
+      .replaceAll('msg_01def', id)
+      .replaceAll(`bounce+${id}@mr-bounces.acme.example`, returnPath);
+    const verdict = await createInboundReportService(t.store, t.returnPaths).record(Buffer.from(report), ['fbl@acme.example']);
+    assert.deepEqual(verdict.results.map((r) => r.effect), ['move']);
+    const found = await logs('tag=flow:complained&type=complaint');
+    assert.deepEqual(found.entries.map((e) => [e.type, e.to, e.tags]), [['complaint', 'grace.hopper@yahoo.example', { flow: 'complained' }]]);
+  });
+
+  it('puts the tags in the events of recipients settled at acceptance (failed, suppressed)', async () => {
+    await t.call('POST', '/v1/suppressions', { body: { email: 'listed@example.com' } });
+    const failed = await send({ from_email: 'x@unverified.example', tags: tags({ flow: 'failed' }) });
+    const suppressed = await send({ to: ['listed@example.com'], tags: tags({ flow: 'suppressed' }) });
+    for (const [id, type, flow] of [[failed, 'failed', 'failed'], [suppressed, 'suppressed', 'suppressed']] as const) {
+      const events = await t.store.messageEvents.listForMessage(id);
+      assert.deepEqual(events.map((e) => [e.type, JSON.parse(e.payload).tags]), [[type, { flow }]]);
+    }
+  });
 });
