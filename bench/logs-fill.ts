@@ -95,11 +95,13 @@ export async function fillLog(sink: RowSink, plan: FillPlan, seed = 1): Promise<
     const messageId = id('msg', ms);
     const sender = weighted(SENDERS, SENDER_WEIGHTS, random());
     const recipients = [0, 1].map(() => `user${Math.floor(random() * DISTINCT_RECIPIENTS)}@example.com`);
+    // One tag a message, on 70 % of them `plan: free`: the tag filter's hard case, as a sender with half the log is.
+    const tags = JSON.stringify({ plan: random() < 0.7 ? 'free' : 'pro' });
     if (m % 5000 === 0) sample.messageIds.push(messageId);
     if (m === Math.floor(messages / 2)) sample.recipient = recipients[0]!;
     batch.messages.push({
       id: messageId, workspace_id: ws, from_name: 'Shop', from_address: sender, reply_to: null, subject: `Order ${m}`,
-      html: null, text: `Thank you for order ${m}. It ships tomorrow.`, recipients: JSON.stringify(recipients.map((address) => ({ name: '', address }))), created_at: at,
+      html: null, text: `Thank you for order ${m}. It ships tomorrow.`, recipients: JSON.stringify(recipients.map((address) => ({ name: '', address }))), tags, created_at: at,
     });
     const recent = plan.now - ms < 10 * 60_000;
     for (const recipient of recipients) {
@@ -107,10 +109,14 @@ export async function fillLog(sink: RowSink, plan: FillPlan, seed = 1): Promise<
       const status: LogStatus = recent ? 'sent' : r < 0.9 ? 'delivered' : r < 0.94 ? 'bounced' : r < 0.96 ? 'failed' : r < 0.98 ? 'suppressed' : 'sent';
       const later = new Date(ms + 2_000).toISOString();
       const error = status === 'bounced' ? `550 5.1.1 <${recipient}>: Recipient address rejected: User unknown` : status === 'failed' ? 'Gave up after 10 attempts' : null;
-      const entry = (type: LogType, entryStatus: LogStatus, created: string): Row => ({
-        id: id('log', Date.parse(created)), workspace_id: ws, message_id: messageId, type, status: entryStatus, recipient, from_email: sender,
-        subject: `Order ${m}`, error: type === 'complaint' ? null : error, created_at: created, updated_at: created,
-      });
+      const entry = (type: LogType, entryStatus: LogStatus, created: string): Row => {
+        const row = {
+          id: id('log', Date.parse(created)), workspace_id: ws, message_id: messageId, type, status: entryStatus, recipient, from_email: sender,
+          subject: `Order ${m}`, error: type === 'complaint' ? null : error, tags, created_at: created, updated_at: created,
+        };
+        batch.log_entry_tags.push({ workspace_id: ws, name: 'plan', value: JSON.parse(tags).plan, created_at: created, log_id: row.id });
+        return row;
+      };
       batch.log_entries.push(entry('send', status, at));
       count('send', status, at);
       if (status !== 'suppressed') {
@@ -160,7 +166,7 @@ export async function fillLog(sink: RowSink, plan: FillPlan, seed = 1): Promise<
 }
 
 function newBatch() {
-  return { messages: [] as Row[], log_entries: [] as Row[], delivery_attempts: [] as Row[], message_events: [] as Row[], webhook_deliveries: [] as Row[] };
+  return { messages: [] as Row[], log_entries: [] as Row[], log_entry_tags: [] as Row[], delivery_attempts: [] as Row[], message_events: [] as Row[], webhook_deliveries: [] as Row[] };
 }
 
 function batchesOf(batch: ReturnType<typeof newBatch>): TableBatch[] {

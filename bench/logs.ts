@@ -64,6 +64,7 @@ function scenarios(sample: FillSample, now: number): Scenario[] {
     { name: 'logs message_id', paths: sample.messageIds.map((id) => `/v1/send/logs?message_id=${id}`) },
     { name: 'logs to', paths: logs(`to=${encodeURIComponent(sample.recipient)}`) },
     { name: 'logs from_email (half the log)', paths: logs(`from_email=${encodeURIComponent(sample.sender)}`) },
+    { name: 'logs tag=plan:free (70 % of the log)', paths: logs('tag=plan:free') },
     { name: 'logs since (15 days)', paths: logs(`since=${daysAgo(15)}`) },
     { name: 'logs until (15 days ago)', paths: logs(`until=${daysAgo(15)}`) },
     { name: 'logs status=delivered&since (7 days)', paths: logs(`status=delivered&since=${daysAgo(7)}`) },
@@ -114,6 +115,7 @@ async function printPlans(env: Record<string, string>, workspaceId: string, samp
     ['no filter', {}, false], ['type', { type: 'bounce' }, false], ['status', { status: 'failed' }, false],
     ['message_id', { message_id: sample.messageIds[0]! }, true], ['to', { to: sample.recipient }, true], ['from_email', { from_email: sample.sender }, true],
     ['since', { since }, false], ['until', { until: since }, false], ['status+since', { status: 'delivered', since }, false],
+    ['tag', { tag: { name: 'plan', value: 'free' } }, true], ['tag+type', { tag: { name: 'plan', value: 'pro' }, type: 'bounce' }, true],
   ];
   console.log('\nquery plans at this size (page; count where a query counts):');
   try {

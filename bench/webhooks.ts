@@ -81,7 +81,7 @@ async function main(): Promise<void> {
       const now = nowIso();
       const events: MessageEvent[] = Array.from({ length: Math.min(BATCH, EVENTS - i) }, (_, j) => ({
         id: newId('evt'), type: 'delivered', workspace_id: workspaceId, message_id: newId('msg'), recipient: `user${i + j}@example.com`,
-        from_email: 'bench@example.com', subject: 'Bench', timestamp: now,
+        from_email: 'bench@example.com', subject: 'Bench', tags: null, timestamp: now,
       }));
       await store.transaction((repos) => publishEvents(repos, events));
       dispatcher.wake();

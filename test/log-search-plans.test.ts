@@ -24,6 +24,10 @@ const SINCE = '2026-11-05T10:00:00.000Z';
 
 const MESSAGE = 'msg_01jx9c1r7t5b2n4m6p8q0r2s4t';
 
+/** The tag filter's rows (log_entry_tags, migration 0019): SQLite's WITHOUT ROWID table is its key's b-tree, PostgreSQL's key index. */
+const TAG_KEY = ['log_entry_tags_pk', 'SEARCH t USING PRIMARY KEY'];
+const PRO = { name: 'plan', value: 'pro' };
+
 /**
  * Each filter alone, and status with since: the indexes that may serve it
  * (either is as good), whether its page may need a sort (a message's few
@@ -42,6 +46,9 @@ const CASES: [string, LogFilter, string[], { sorts?: boolean; counted?: boolean;
   ['since', { since: SINCE }, ['log_entries_page_idx'], {}],
   ['until', { until: SINCE }, ['log_entries_page_idx'], {}],
   ['status and since', { status: 'delivered', since: SINCE }, ['log_entries_status_idx'], {}],
+  ['tag', { tag: PRO }, TAG_KEY, { counted: true, countsIndexAlone: true }],
+  ['tag and since', { tag: PRO, since: SINCE }, TAG_KEY, { counted: true, countsIndexAlone: true }],
+  ['tag and message_id', { tag: PRO, message_id: MESSAGE }, ['log_entries_message_idx'], { sorts: true, counted: true }],
 ];
 
 describe('log search query plans', () => {
@@ -58,11 +65,14 @@ describe('log search query plans', () => {
         id: newId('log'), workspace_id: i % 10 === 0 ? other.workspaceId : t.workspaceId, message_id: i % 400 === 0 ? MESSAGE : newId('msg'),
         type, status: type === 'send' ? statuses[i % statuses.length]! : type === 'bounce' ? 'bounced' : 'complained',
         recipient: `user${i % 900}@example.com`, from_email: ['hello@acme.example', 'billing@acme.example', 'news@acme.example'][i % 3]!,
-        subject: 'Plans', error: null, created_at: created, updated_at: created,
+        subject: 'Plans', error: null, tags: [JSON.stringify({ plan: 'pro', env: 'prod' }), JSON.stringify({ plan: 'free' }), null][i % 3]!, created_at: created, updated_at: created,
       });
     }
     await t.store.transaction((repos) => repos.logs.insertMany(rows));
-    if (storeKindOfDb(t.db) === 'postgres') await sql`vacuum (analyze) log_entries`.execute(t.db);
+    if (storeKindOfDb(t.db) === 'postgres') {
+      await sql`vacuum (analyze) log_entries`.execute(t.db);
+      await sql`vacuum (analyze) log_entry_tags`.execute(t.db);
+    }
   });
   after(() => t.close());
 
@@ -79,11 +89,12 @@ describe('log search query plans', () => {
     });
   }
 
-  const scansTable = (plan: string) => /^SCAN log_entries$|SCAN log_entries(?! USING)|Seq Scan/m.test(plan);
+  const scansTable = (plan: string) => /^SCAN log_entries$|SCAN log_entries(?! USING)|^SCAN t$|Seq Scan/m.test(plan);
   const sorts = (plan: string) => /TEMP B-TREE FOR ORDER BY|(^|\s)Sort\b/m.test(plan);
 
-  // SQLite's COVERING INDEX, PostgreSQL's Index Only Scan (migration 0010 for expression indexes).
-  const readsIndexAlone = (plan: string) => /USING COVERING INDEX|Index Only Scan/.test(plan);
+  // SQLite's COVERING INDEX (or the key of the tag rows' WITHOUT ROWID table, their only b-tree), PostgreSQL's
+  // Index Only Scan (migration 0010 for expression indexes).
+  const readsIndexAlone = (plan: string) => /USING COVERING INDEX|SEARCH t USING PRIMARY KEY|Index Only Scan/.test(plan);
 
   for (const [name, filter, indexes, { sorts: mayNeedSort = false, counted = false, countsIndexAlone = false }] of CASES) {
     it(`serves a page of ${name}${counted ? ' and its count' : ''} from ${indexes.join(' or ')}`, async () => {
@@ -103,7 +114,8 @@ describe('log search query plans', () => {
     const after = { created_at: '2026-11-03T12:00:00.000Z', id: 'log_01m80000000000000000000000' }; // before SINCE, so below `until` too
     // The bound in the index search itself (SQLite's SEARCH …(created_at,id)<(?,?), PostgreSQL's Index Cond
     // with ROW(created_at, id) <), not a filter applied to rows read from the top of the log.
-    const boundInIndex = /\(created_at,id\)<\(\?,\?\)\)|Index Cond: .*ROW\(created_at, id\) </;
+    // A tag filter's cursor bounds the tag rows' key the same way, (created_at, log_id).
+    const boundInIndex = /\(created_at,(log_)?id\)<\(\?,\?\)\)|Index Cond: .*ROW\(created_at, (log_)?id\) </;
     for (const [name, filter] of CASES) {
       if (filter.message_id !== undefined) continue; // a message's few entries come off its own index
       const page = await planOf(t.store.logSearch.pageQuery(t.workspaceId, filter, 50, 0, after));

@@ -91,7 +91,7 @@ describe('log search, stats over a range and the time series', () => {
         const at = new Date(ms).toISOString();
         rows.push({
           id: newId('log'), workspace_id: workspaceId, message_id: pick(messageIds), type, status: STATUS_OF[type][0]!,
-          recipient: pick(RECIPIENTS), from_email: pick(SENDERS), subject: 'Search me', error: null, created_at: at, updated_at: at,
+          recipient: pick(RECIPIENTS), from_email: pick(SENDERS), subject: 'Search me', error: null, tags: null, created_at: at, updated_at: at,
         });
       }
       await t.store.transaction((repos) => repos.logs.insertMany(rows));
@@ -291,7 +291,7 @@ describe('log search, stats over a range and the time series', () => {
       const created = new Date(START + i * 1000).toISOString();
       return {
         id: newId('log'), workspace_id: ws.workspaceId, message_id: newId('msg'), type: 'send', status: 'sent', recipient: `r${i % 3}@example.com`,
-        from_email: 'bulk@acme.example', subject: 's', error: null, created_at: created, updated_at: created,
+        from_email: 'bulk@acme.example', subject: 's', error: null, tags: null, created_at: created, updated_at: created,
       };
     });
     await t.store.transaction((repos) => repos.logs.insertMany(rows));
@@ -317,7 +317,7 @@ describe('log search, stats over a range and the time series', () => {
     const ws = await t.newWorkspace();
     const row = (created: string): LogEntryRow => ({
       id: newId('log'), workspace_id: ws.workspaceId, message_id: newId('msg'), type: 'send', status: 'sent', recipient: 'r@example.com',
-      from_email: 'hello@acme.example', subject: 's', error: null, created_at: created, updated_at: created,
+      from_email: 'hello@acme.example', subject: 's', error: null, tags: null, created_at: created, updated_at: created,
     });
     await t.store.transaction((repos) => repos.logs.insertMany([row(at(1, 10)), row(at(1, 50)), row(at(2, 5))]));
     // Behind the counters' back: a count of entries would now find none.

@@ -27,7 +27,7 @@ describe('GET /v1/send/logs and /v1/send/stats', () => {
     assert.equal(res.headers['x-total-count'], '64');
     const entries: Entry[] = res.json().data;
     assert.equal(entries.length, 50);
-    assert.deepEqual(Object.keys(entries[0]!).sort(), ['created_at', 'error', 'from_email', 'id', 'message_id', 'status', 'subject', 'to', 'type']);
+    assert.deepEqual(Object.keys(entries[0]!).sort(), ['created_at', 'error', 'from_email', 'id', 'message_id', 'status', 'subject', 'tags', 'to', 'type']);
     const order = entries.map((e) => `${e.created_at} ${e.id}`);
     assert.deepEqual(order, [...order].sort().reverse());
     assert.equal(entries[0]!.message_id, failedMessage);

@@ -34,7 +34,7 @@ describe('recording a recipient outcome', () => {
     assert.equal(events.length, 1, 'the repeat publishes no second event');
     assert.deepEqual(JSON.parse(events[0]!.payload), {
       id: events[0]!.id, event: 'delivered', message_id: messageId, to: 'one@example.com', from: 'hello@sandbox.mailroom.test',
-      subject: 'Hello', timestamp: events[0]!.created_at, workspace_id: t.workspaceId,
+      subject: 'Hello', timestamp: events[0]!.created_at, workspace_id: t.workspaceId, tags: {},
     });
     const after = await stats();
     assert.equal(after.total_sent, before.total_sent + 2, 'still two sends');

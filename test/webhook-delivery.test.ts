@@ -58,7 +58,7 @@ describe('webhook delivery to a real HTTP receiver', () => {
     assert.equal(byEvent.get('suppressed')![0]!.reason, 'manual');
     assert.match(byEvent.get('failed')![0]!.error!, /not a domain of this workspace/);
     const delivered = byEvent.get('delivered')!.find((d) => d.to === sim('delivered'))!;
-    assert.deepEqual(Object.keys(delivered).sort(), ['event', 'from', 'id', 'message_id', 'subject', 'timestamp', 'to', 'workspace_id']);
+    assert.deepEqual(Object.keys(delivered).sort(), ['event', 'from', 'id', 'message_id', 'subject', 'tags', 'timestamp', 'to', 'workspace_id']);
     assert.equal(delivered.workspace_id, t.workspaceId);
     // The body is the event's record, byte for byte.
     const [event] = (await t.store.messageEvents.listForMessage(sent)).filter((e) => e.recipient === sim('delivered'));

@@ -12,6 +12,7 @@ export interface Database {
   domains: DomainsTable;
   messages: MessagesTable;
   log_entries: LogEntriesTable;
+  log_entry_tags: LogEntryTagsTable;
   log_counters: LogCountersTable;
   log_hourly_counts: LogHourlyCountsTable;
   suppressions: SuppressionsTable;
@@ -93,6 +94,8 @@ export interface MessagesTable {
   bcc: string | null;
   /** JSON array of the caller's [name, value] header pairs, or null when none (0015). */
   headers: string | null;
+  /** JSON object of the caller's tags ({name: value}, request order), or null when none (0019). */
+  tags: string | null;
   /** When delivery was held until (ISO 8601 UTC), or null for a send that went at once (0020). */
   scheduled_at: string | null;
   created_at: string;
@@ -111,8 +114,24 @@ export interface LogEntriesTable {
   from_email: string;
   subject: string;
   error: string | null;
+  /** The message's tags, as on its row (0019): a page of the log reads them off the entries it lists. */
+  tags: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * One row per tag per log entry (0019), written with the entry: the logs'
+ * `tag=name:value` filter reads its key (workspace, name, value, then the
+ * log's order) as an index, newest first, at any log size.
+ */
+export interface LogEntryTagsTable {
+  workspace_id: string;
+  name: string;
+  value: string;
+  /** The entry's. */
+  created_at: string;
+  log_id: string;
 }
 
 /** Number of log entries per (workspace, type, status), kept in the transaction that writes (or, later, moves) them. */

@@ -1,5 +1,6 @@
 import type { LogEntriesTable, MessageEventType } from '../db/schema.js';
 import { newId } from '../ids.js';
+import { tagsObject } from '../sending/tags.js';
 
 /**
  * One thing that happened to one recipient of one message, whatever its
@@ -15,6 +16,8 @@ export interface MessageEvent {
   recipient: string;
   from_email: string;
   subject: string;
+  /** The message's tags as stored (JSON object text, null when none): every payload carries them as `tags`. */
+  tags: string | null;
   /** ISO 8601 UTC, when it happened. */
   timestamp: string;
   /** `failed`: why the send failed. */
@@ -28,12 +31,13 @@ export interface MessageEvent {
 }
 
 /**
- * The flat JSON object of SPEC.md §6.2 for the event, plus its `id`: the body
- * a webhook receiver gets. The general fields are on every kind; the bounce,
- * complaint, suppression and failure fields on theirs.
+ * The flat JSON object of SPEC.md §6.2 for the event, plus its `id` and the
+ * message's `tags` (an object, `{}` when none): the body a webhook receiver
+ * gets. The general fields are on every kind; the bounce, complaint,
+ * suppression and failure fields on theirs.
  */
-export function eventPayload(event: MessageEvent): Record<string, string> {
-  const payload: Record<string, string> = {
+export function eventPayload(event: MessageEvent): Record<string, string | Record<string, string>> {
+  const payload: Record<string, string | Record<string, string>> = {
     id: event.id,
     event: event.type,
     message_id: event.message_id,
@@ -42,6 +46,7 @@ export function eventPayload(event: MessageEvent): Record<string, string> {
     subject: event.subject,
     timestamp: event.timestamp,
     workspace_id: event.workspace_id,
+    tags: tagsObject(event.tags),
   };
   if (event.bounce) {
     payload.bounce_type = event.bounce.type;
@@ -56,10 +61,10 @@ export function eventPayload(event: MessageEvent): Record<string, string> {
 
 /** An event about the recipient of a `send` entry, with the general fields only: its source adds the kind-specific ones. */
 export function eventAbout(
-  entry: Pick<LogEntriesTable, 'workspace_id' | 'message_id' | 'recipient' | 'from_email' | 'subject'>,
+  entry: Pick<LogEntriesTable, 'workspace_id' | 'message_id' | 'recipient' | 'from_email' | 'subject' | 'tags'>,
   type: MessageEventType,
   timestamp: string,
 ): MessageEvent {
-  const { workspace_id, message_id, recipient, from_email, subject } = entry;
-  return { id: newId('evt'), type, workspace_id, message_id, recipient, from_email, subject, timestamp };
+  const { workspace_id, message_id, recipient, from_email, subject, tags } = entry;
+  return { id: newId('evt'), type, workspace_id, message_id, recipient, from_email, subject, tags, timestamp };
 }

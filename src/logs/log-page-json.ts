@@ -7,6 +7,11 @@ import type { LogFilter } from './log-search-repository.js';
 /** The fields of a log entry as the API shows it, in its order, under the names the page query gives them. */
 const VIEW_FIELDS = ['id', 'type', 'status', 'to', 'from_email', 'subject', 'message_id', 'error', 'created_at'] as const;
 
+/** Whether a filter's total is counted off its index (capped), rather than read from the counters: it names a message, a recipient, a sender or a tag. */
+export function countedOffIndex(filter: LogFilter): boolean {
+  return filter.message_id !== undefined || filter.to !== undefined || filter.from_email !== undefined || filter.tag !== undefined;
+}
+
 /**
  * The total a filter's X-Total-Count reads, as one SQL expression: the
  * counters when the filter is only type, status and a time range (all time:
@@ -14,7 +19,7 @@ const VIEW_FIELDS = ['id', 'type', 'status', 'to', 'from_email', 'subject', 'mes
  * hours counted), else the capped count off the filter's index.
  */
 function totalExpression(workspaceId: string, filter: LogFilter, cappedCount: Expression<unknown>): RawBuilder<unknown> {
-  if (filter.message_id !== undefined || filter.to !== undefined || filter.from_email !== undefined) return sql`(${cappedCount})`;
+  if (countedOffIndex(filter)) return sql`(${cappedCount})`;
   const ofType = filter.type === undefined ? sql`` : sql` and type = ${filter.type}`;
   const ofStatus = filter.status === undefined ? sql`` : sql` and status = ${filter.status}`;
   if (filter.since === undefined && filter.until === undefined) {
@@ -49,11 +54,13 @@ export function logPageJsonQuery(
   filter: LogFilter,
   cappedCount: Expression<unknown>,
 ): RawBuilder<{ entries: string; total: number | string }> {
-  const fields = sql.join(VIEW_FIELDS.map((name) => sql`${sql.lit(name)}, ${sql.ref(`p.${name}`)}`));
+  const sqlite = storeKindOfDb(db) === 'sqlite';
+  // The stored tags object as JSON (not as a string holding JSON), in its stored order; `{}` when none.
+  const tags = sqlite ? sql`json(coalesce(p.tags, '{}'))` : sql`coalesce(p.tags, '{}')::json`;
+  const fields = sql.join([...VIEW_FIELDS.map((name) => sql`${sql.lit(name)}, ${sql.ref(`p.${name}`)}`), sql`'tags', ${tags}`]);
   const order = sql`${sql.ref('p.created_at')} desc, ${sql.ref('p.id')} desc`;
-  const entries =
-    storeKindOfDb(db) === 'sqlite'
-      ? sql`(select json_group_array(json_object(${fields}) order by ${order}) from (${page}) as p)`
-      : sql`(select coalesce(json_agg(json_build_object(${fields}) order by ${order}), '[]')::text from (${page}) as p)`;
+  const entries = sqlite
+    ? sql`(select json_group_array(json_object(${fields}) order by ${order}) from (${page}) as p)`
+    : sql`(select coalesce(json_agg(json_build_object(${fields}) order by ${order}), '[]')::text from (${page}) as p)`;
   return sql<{ entries: string; total: number | string }>`select ${entries} as entries, ${totalExpression(workspaceId, filter, cappedCount)} as total`;
 }

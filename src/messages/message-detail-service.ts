@@ -1,6 +1,7 @@
 import { NotFoundError } from '../errors.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import { formatMailbox } from '../services/email-address.js';
+import { tagsObject } from '../sending/tags.js';
 import { allRecipientsOf, bccOf, ccOf, replyToOf } from '../services/message-recipients.js';
 import type { DeliveryAttemptsTable, MessagesTable } from '../db/schema.js';
 import { attemptView, eventView, webhookDeliveryView, type AttemptView, type RecipientEventView, type WebhookDeliveryView } from './message-views.js';
@@ -34,6 +35,8 @@ export interface MessageDetail {
   size_bytes: number | null;
   has_html: boolean;
   has_text: boolean;
+  /** The send's tags, `{name: value}` in request order; `{}` when none. */
+  tags: Record<string, string>;
   recipients: RecipientView[];
   webhook_deliveries: WebhookDeliveryView[];
 }
@@ -129,6 +132,7 @@ export function createMessageDetailService(store: Store) {
           has_html: message.html !== null,
           // '' is the opt-out from the generated text part: no text was given.
           has_text: Boolean(message.text),
+          tags: tagsObject(message.tags),
           recipients,
           webhook_deliveries: deliveries.map(webhookDeliveryView),
         };

@@ -1,15 +1,30 @@
 import type { Db } from '../db/database.js';
-import type { LogCountersTable, LogEntriesTable, LogHourlyCountsTable, LogStatus, LogType } from '../db/schema.js';
+import type { LogCountersTable, LogEntriesTable, LogEntryTagsTable, LogHourlyCountsTable, LogStatus, LogType } from '../db/schema.js';
 import { countColumnOf, LOG_COUNT_COLUMNS, type LogCountColumn } from './log-count-columns.js';
 import { compileOnce } from '../db/compiled-query.js';
 import { bulkInsert } from './bulk-insert.js';
+import { tagPairs } from '../sending/tags.js';
 
 export type LogEntryRow = LogEntriesTable;
 
 // All three run on every accepted send.
 const insertEntries = bulkInsert('log_entries', [
-  'id', 'workspace_id', 'message_id', 'type', 'status', 'recipient', 'from_email', 'subject', 'error', 'created_at', 'updated_at',
+  'id', 'workspace_id', 'message_id', 'type', 'status', 'recipient', 'from_email', 'subject', 'error', 'tags', 'created_at', 'updated_at',
 ]);
+const insertTags = bulkInsert('log_entry_tags', ['workspace_id', 'name', 'value', 'created_at', 'log_id']);
+
+/** The tag filter's rows of entries (one per tag per entry); the entries of one message share one parse. */
+function tagRowsOf(entries: LogEntryRow[]): LogEntryTagsTable[] {
+  const parsed = new Map<string, [string, string][]>();
+  const rows: LogEntryTagsTable[] = [];
+  for (const { tags, workspace_id, created_at, id } of entries) {
+    if (tags === null) continue;
+    let pairs = parsed.get(tags);
+    if (!pairs) parsed.set(tags, (pairs = tagPairs(tags)));
+    for (const [name, value] of pairs) rows.push({ workspace_id, name, value, created_at, log_id: id });
+  }
+  return rows;
+}
 const bumpCounter = compileOnce(
   (db: Db, row: LogCountersTable) =>
     db
@@ -91,9 +106,10 @@ export type CounterDeltas = ReturnType<typeof createCounterDeltas>;
  */
 export function createLogsRepository(db: Db, pending?: CounterDeltas) {
   return {
-    /** Inserts entries (of any workspaces) and counts them. Call inside a transaction. */
+    /** Inserts entries (of any workspaces), their tag filter's rows, and counts them. Call inside a transaction. */
     async insertMany(entries: LogEntryRow[]): Promise<void> {
       await insertEntries(db, entries);
+      await insertTags(db, tagRowsOf(entries));
       const counts = pending ?? createCounterDeltas();
       for (const { workspace_id, type, status, created_at } of entries) counts.add(workspace_id, type, status, 1, created_at);
       if (!pending) await counts.apply(db);

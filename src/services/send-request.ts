@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors.js';
 import { parseScheduledAt } from '../sending/scheduling/scheduled-at.js';
+import { parseTags, type Tag, type TagInput } from '../sending/tags.js';
 import { parseCustomHeaders } from './custom-headers.js';
 import { hasControlCharacters, normalizeAddress, parseMailbox, type Mailbox, type MailboxOptions } from './email-address.js';
 
@@ -20,6 +21,7 @@ export interface SendInput {
   text?: string | null | undefined;
   reply_to?: string | string[] | null | undefined;
   headers?: Record<string, string> | null | undefined;
+  tags?: TagInput[] | null | undefined;
   /** ISO 8601 with an offset; delivery is held until then (at most 30 days ahead). */
   scheduled_at?: string | null | undefined;
 }
@@ -40,6 +42,8 @@ export interface SendRequest {
   /** `''` when the sender opted out of the generated text part (html only). */
   text: string | null;
   headers: [string, string][];
+  /** The caller's tags, in request order (sending/tags.ts). */
+  tags: Tag[];
   /** When delivery may start (ISO 8601 UTC), or null: at once. */
   scheduledAt: string | null;
 }
@@ -87,7 +91,7 @@ export function parseSendRequest(input: SendInput, options: MailboxOptions = {})
   if (html === null && !text) throw new ValidationError('html or text is required: give at least one of them');
 
   const headers = parseCustomHeaders(input.headers);
-  return { from, to, cc, bcc, replyTo, subject, html, text, headers, scheduledAt: parseScheduledAt(input.scheduled_at, Date.now()) };
+  return { from, to, cc, bcc, replyTo, subject, html, text, headers, tags: parseTags(input.tags), scheduledAt: parseScheduledAt(input.scheduled_at, Date.now()) };
 }
 
 function parseReplyTo(value: SendInput['reply_to'], options: MailboxOptions): Mailbox[] {

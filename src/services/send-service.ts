@@ -7,6 +7,7 @@ import { ValidationError } from '../errors.js';
 import type { Store } from '../repositories/index.js';
 import { eventAbout, type MessageEvent } from '../events/message-event.js';
 import { domainOf } from './email-address.js';
+import { tagsJson } from '../sending/tags.js';
 import { parseSendRequest, type SendInput, type SendRequest } from './send-request.js';
 import { checkKeyDomain, checkSenderDomain, sendableDomains } from './sender-domain.js';
 
@@ -105,6 +106,8 @@ function prepareSend(workspaceId: string, request: SendRequest, domainProblem: s
   const messageId = newId('msg');
   const now = nowIso();
   const events: MessageEvent[] = [];
+  // On the message and, for the log's pages and the tag filter's rows, on each of its entries.
+  const tags = tagsJson(request.tags);
   // Written `sent`, unless the sender may not send; the writer holds back suppressed recipients (holdBackSuppressed).
   // Cc and Bcc recipients get `send` entries like To's: each is a delivery of its own.
   const entries: LogEntryRow[] = [...request.to, ...request.cc, ...request.bcc].map((recipient) => {
@@ -118,6 +121,7 @@ function prepareSend(workspaceId: string, request: SendRequest, domainProblem: s
       from_email: request.from.address,
       subject: request.subject,
       error: domainProblem,
+      tags,
       created_at: now,
       updated_at: now,
     };
@@ -138,6 +142,7 @@ function prepareSend(workspaceId: string, request: SendRequest, domainProblem: s
       cc: request.cc.length > 0 ? JSON.stringify(request.cc) : null,
       bcc: request.bcc.length > 0 ? JSON.stringify(request.bcc) : null,
       headers: request.headers.length > 0 ? JSON.stringify(request.headers) : null,
+      tags,
       scheduled_at: request.scheduledAt,
       created_at: now,
     },

@@ -4,12 +4,12 @@ import type { AcceptedSend } from '../../src/acceptance/accepted-sends.js';
 /** What the send service hands a writer for one send of `recipients` recipients. */
 export function acceptedSend(workspaceId: string, recipients: number, messageId = newId('msg')): AcceptedSend {
   const now = nowIso();
-  const base = { workspace_id: workspaceId, message_id: messageId, from_email: 'a@sandbox.mailroom.test', subject: 's', error: null, created_at: now, updated_at: now };
+  const base = { workspace_id: workspaceId, message_id: messageId, from_email: 'a@sandbox.mailroom.test', subject: 's', error: null, tags: null, created_at: now, updated_at: now };
   const addresses = Array.from({ length: recipients }, (_, i) => `r${i}@example.com`);
   return {
     message: {
       id: messageId, workspace_id: workspaceId, from_name: '', from_address: 'a@sandbox.mailroom.test', reply_to: null, subject: 's', html: null, text: 't',
-      recipients: JSON.stringify(addresses.map((address) => ({ name: '', address }))), cc: null, bcc: null, headers: null, scheduled_at: null, created_at: now,
+      recipients: JSON.stringify(addresses.map((address) => ({ name: '', address }))), cc: null, bcc: null, headers: null, tags: null, scheduled_at: null, created_at: now,
     },
     entries: addresses.map((recipient) => ({ ...base, id: newId('log'), type: 'send' as const, status: 'sent' as const, recipient })),
     job: { id: newId('job'), message_id: messageId, workspace_id: workspaceId, state: 'pending', available_at: now, lease_owner: null, lease_expires_at: null, last_error: null, created_at: now, updated_at: now },
