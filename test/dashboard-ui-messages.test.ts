@@ -238,11 +238,15 @@ describe('the message page in Chromium', () => {
 
   it('shows when a scheduled send is due and cancels it for an admin, asking first; a viewer cannot', async () => {
     const scheduledAt = new Date(Date.now() + 3_600_000).toISOString();
-    const sent = await v1('POST', '/v1/send', { to: ['later@elsewhere.example'], from_email: 'billing@payload.example', subject: 'Your reminder', text: 'Soon.', scheduled_at: scheduledAt });
+    const sent = await v1('POST', '/v1/send', {
+      to: ['later@elsewhere.example'], from_email: 'billing@payload.example', subject: 'Your reminder', text: 'Soon.', scheduled_at: scheduledAt,
+      tags: [{ name: 'kind', value: 'reminder' }, { name: 'plan', value: 'pro' }],
+    });
     const id = sent.body.data.message_id as string;
     await page.goto(`${server.base}/messages/${id}`);
     await page.getByRole('heading', { name: 'Your reminder', level: 1 }).waitFor();
     assert.equal(await page.locator('.message-facts time').nth(1).getAttribute('datetime'), scheduledAt);
+    assert.deepEqual(await page.getByRole('list', { name: 'Tags' }).getByRole('listitem').allTextContents(), ['kind: reminder', 'plan: pro']);
 
     const viewer = await chromium.newPage();
     await signIn(viewer, 'vic@example.com');

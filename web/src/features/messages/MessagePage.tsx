@@ -97,6 +97,20 @@ export function MessagePage({ workspaceId, role, id }: MessagePageProps) {
                   </dd>
                 </>
               )}
+              {Object.keys(message.tags).length > 0 && (
+                <>
+                  <dt>Tags</dt>
+                  <dd>
+                    <ul className="tag-list" aria-label="Tags">
+                      {Object.entries(message.tags).map(([name, value]) => (
+                        <li key={name} className="badge">
+                          <code>{name}</code>: <code>{value}</code>
+                        </li>
+                      ))}
+                    </ul>
+                  </dd>
+                </>
+              )}
               <dt>Message ID</dt>
               <dd className="value-row">
                 <code className="record-value">{message.id}</code>

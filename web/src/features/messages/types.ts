@@ -12,6 +12,8 @@ export interface MessageDetail {
   created_at: string;
   /** When delivery was held until; null for a send that went at once. */
   scheduled_at: string | null;
+  /** The send's tags, `{name: value}`; `{}` when none. */
+  tags: Record<string, string>;
   /** Of the MIME as handed over; null until it has been. */
   size_bytes: number | null;
   has_html: boolean;
