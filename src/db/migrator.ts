@@ -16,6 +16,7 @@ import * as invitations from './migrations/0014-invitations.js';
 import * as sendExtensions from './migrations/0015-send-extensions.js';
 import * as apiKeyScopes from './migrations/0016-api-key-scopes.js';
 import * as idempotencyKeys from './migrations/0017-idempotency-keys.js';
+import * as attachments from './migrations/0018-attachments.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0015-send-extensions': sendExtensions,
   '0016-api-key-scopes': apiKeyScopes,
   '0017-idempotency-keys': idempotencyKeys,
+  '0018-attachments': attachments,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

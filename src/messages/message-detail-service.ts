@@ -3,7 +3,7 @@ import type { Repositories, Store } from '../repositories/index.js';
 import { formatMailbox } from '../services/email-address.js';
 import { allRecipientsOf, bccOf, ccOf, replyToOf } from '../services/message-recipients.js';
 import type { DeliveryAttemptsTable, MessagesTable } from '../db/schema.js';
-import { attemptView, eventView, webhookDeliveryView, type AttemptView, type RecipientEventView, type WebhookDeliveryView } from './message-views.js';
+import { attachmentView, attemptView, eventView, webhookDeliveryView, type AttachmentView, type AttemptView, type RecipientEventView, type WebhookDeliveryView } from './message-views.js';
 
 export interface RecipientView {
   to: string;
@@ -32,6 +32,8 @@ export interface MessageDetail {
   size_bytes: number | null;
   has_html: boolean;
   has_text: boolean;
+  /** Metadata of each attachment, in request order; never the bytes (sending/attachments). */
+  attachments: AttachmentView[];
   recipients: RecipientView[];
   webhook_deliveries: WebhookDeliveryView[];
 }
@@ -91,12 +93,13 @@ export function createMessageDetailService(store: Store) {
       // One snapshot: a status moving meanwhile cannot show up in the entries but not in the events.
       return store.snapshot(async (repos) => {
         const message = await messageOf(repos, workspaceId, id);
-        const [entries, events, attempts, deliveries, size] = await Promise.all([
+        const [entries, events, attempts, deliveries, size, attachments] = await Promise.all([
           repos.messageDetail.entriesOf(id),
           repos.messageEvents.listForMessage(id),
           repos.deliveryAttempts.listForMessage(id),
           repos.messageDetail.webhookDeliveriesOf(id),
           repos.messageMime.sizeOf(id),
+          repos.attachments.listMeta([id]),
         ]);
         const sendEntries = new Map(entries.filter((e) => e.type === 'send').map((e) => [e.recipient, e]));
         const [eventsOf, attemptsOf] = [groupBy(events), groupBy(attempts)];
@@ -123,6 +126,7 @@ export function createMessageDetailService(store: Store) {
           has_html: message.html !== null,
           // '' is the opt-out from the generated text part: no text was given.
           has_text: Boolean(message.text),
+          attachments: attachments.map(attachmentView),
           recipients,
           webhook_deliveries: deliveries.map(webhookDeliveryView),
         };

@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.js';
+import { checkAttachments, type AttachmentInput } from '../sending/attachments/attachment-rules.js';
 import { parseCustomHeaders } from './custom-headers.js';
 import { hasControlCharacters, normalizeAddress, parseMailbox, type Mailbox, type MailboxOptions } from './email-address.js';
 
@@ -19,6 +20,7 @@ export interface SendInput {
   text?: string | null | undefined;
   reply_to?: string | string[] | null | undefined;
   headers?: Record<string, string> | null | undefined;
+  attachments?: AttachmentInput[] | null | undefined;
 }
 
 export interface SendRequest {
@@ -37,6 +39,10 @@ export interface SendRequest {
   /** `''` when the sender opted out of the generated text part (html only). */
   text: string | null;
   headers: [string, string][];
+  /** Checked, not yet decoded (see sending/attachments): decoded once the whole request passed. */
+  attachments: AttachmentInput[];
+  /** Their size after decoding, all together. */
+  attachmentBytes: number;
 }
 
 /** Applies SPEC.md §2.1 and §8.2 and the send extensions (README, "Send"); throws a ValidationError naming the field. */
@@ -81,7 +87,9 @@ export function parseSendRequest(input: SendInput, options: MailboxOptions = {})
   const text = input.text ? input.text : html !== null && input.text === '' ? '' : null;
   if (html === null && !text) throw new ValidationError('html or text is required: give at least one of them');
 
-  return { from, to, cc, bcc, replyTo, subject, html, text, headers: parseCustomHeaders(input.headers) };
+  const headers = parseCustomHeaders(input.headers);
+  const attachmentBytes = checkAttachments(input.attachments);
+  return { from, to, cc, bcc, replyTo, subject, html, text, headers, attachments: input.attachments ?? [], attachmentBytes };
 }
 
 function parseReplyTo(value: SendInput['reply_to'], options: MailboxOptions): Mailbox[] {
