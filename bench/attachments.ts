@@ -12,6 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { openSendBenchStore } from './send-bench-store.js';
 import { BenchError, freePort, HOST, positiveNumber, READY_TIMEOUT_MS, runBench, startChild, stopChild, waitReady } from './bench-process.js';
 
@@ -20,6 +21,8 @@ const MiB = 1024 * 1024;
 /** The most a send may carry (MAX_ATTACHMENT_BYTES): 40 MB after decoding. */
 const BYTES_PER_SEND = 40 * MiB;
 const TARGET_BYTES = 1.5 * 1024 * MiB;
+/** A directory: the server runs with --cpu-prof and writes one profile per thread there. */
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 const DELIVERY_TIMEOUT_MS = positiveNumber('BENCH_DELIVERY_TIMEOUT_S', 300) * 1000;
 
 /** kB figures of /proc/<pid>/status, as bytes. */
@@ -65,7 +68,7 @@ async function main(): Promise<number> {
 
     const port = await freePort();
     // As `npm start` runs it: node --import tsx src/cli.ts serve.
-    const child = startChild('mailroom serve', ['--import', 'tsx', 'src/cli.ts', 'serve'], { ...process.env, ...env, HOST, PORT: String(port) });
+    const child = startChild('mailroom serve', [...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []), '--import', 'tsx', 'src/cli.ts', 'serve'], { ...process.env, ...env, HOST, PORT: String(port) });
     const base = `http://${HOST}:${port}`;
     const pid = child.proc.pid!;
     try {
