@@ -34,14 +34,24 @@ export function createBodyBudget(budgetBytes: number, maxBodyBytes: number) {
     }
   };
 
-  const preParsing: preParsingAsyncHookHandler = async (request, _reply, payload) => {
+  const preParsing: preParsingAsyncHookHandler = async (request, reply, payload) => {
     const declared = Number(request.headers['content-length']);
     // Chunked (no length): counted as the largest body the route takes.
     const bytes = Number.isFinite(declared) ? Math.min(declared, maxBodyBytes) : maxBodyBytes;
     if (bytes < SMALL_BODY_BYTES) return payload;
-    await new Promise<void>((go) => {
-      waiting.push({ bytes, go });
+    // The response's `close` comes once, whatever happens: answered, or the connection gone (even while
+    // waiting here, unread). A share that no answer gives back would hold the budget for ever.
+    const closed = new Promise<void>((resolve) => reply.raw.once('close', resolve));
+    await new Promise<void>((go, fail) => {
+      const entry = { bytes, go };
+      waiting.push(entry);
       admit();
+      void closed.then(() => {
+        const at = waiting.indexOf(entry);
+        if (at < 0) return;
+        waiting.splice(at, 1);
+        fail(new Error('The client went away before its request body was read'));
+      });
     });
     let released = false;
     request.releaseBodyBudget = () => {
@@ -51,12 +61,13 @@ export function createBodyBudget(budgetBytes: number, maxBodyBytes: number) {
       holders--;
       admit();
     };
+    void closed.then(request.releaseBodyBudget);
     return payload;
   };
   const release = async (request: FastifyRequest, _reply?: FastifyReply) => request.releaseBodyBudget?.();
 
   return {
-    /** Route hooks: hold back a large body's reading, give its share back once answered or abandoned. */
+    /** Route hooks: hold back a large body's reading, give its share back once answered or abandoned (whichever is heard first). */
     hooks: {
       preParsing,
       onResponse: release as onResponseAsyncHookHandler,
