@@ -16,7 +16,6 @@ import { MAX_ATTACHMENT_BYTES } from '../sending/attachments/attachment-rules.js
 export const SEND_BODY_LIMIT = 70 * 1024 * 1024;
 if (SEND_BODY_LIMIT < 10 * 1024 * 1024 + Math.ceil(MAX_ATTACHMENT_BYTES / 57) * 80) throw new Error('SEND_BODY_LIMIT is too small for MAX_ATTACHMENT_BYTES');
 
-
 const OptionalText = Type.Optional(Type.Union([Type.String(), Type.Null()]));
 const OptionalAddresses = Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()]));
 
