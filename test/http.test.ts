@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MAX_BODY_BYTES } from '../src/app.js';
+import { SEND_BODY_LIMIT } from '../src/routes/send.js';
 import { startServer } from '../src/server.js';
 import { loadConfig } from '../src/config.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
@@ -59,10 +60,14 @@ describe('HTTP envelope and error mapping', () => {
   });
 
   it('answers a body over the limit with 413 and writes nothing', async () => {
-    const res = await t.call('POST', '/v1/send', { body: sendBody({ html: 'x'.repeat(MAX_BODY_BYTES) }) });
+    // 10 MiB on every route but the two send routes, which take 40 MB of attachments (70 MiB).
+    const domain = await t.call('POST', '/v1/domains', { body: { domain: 'x'.repeat(MAX_BODY_BYTES) } });
+    assert.deepEqual([domain.statusCode, domain.json()], [413, { success: false, error: 'Request body is too large' }]);
+    const res = await t.call('POST', '/v1/send', { body: sendBody({ html: 'x'.repeat(SEND_BODY_LIMIT) }) });
     assert.equal(res.statusCode, 413);
     assert.deepEqual(res.json(), { success: false, error: 'Request body is too large' });
     assert.equal((await t.call('GET', '/v1/send/stats')).json().data.total_sent, 0);
+    assert.equal((await t.call('GET', '/v1/domains')).json().data.length, 0);
   });
 
   it('hides the message of an unexpected error behind a generic 500', async () => {

@@ -43,7 +43,7 @@ describe('building a message', () => {
       recipients: JSON.stringify([{ name: 'Ada Lovelace', address: 'ada@example.com' }, { name: '', address: 'bob@example.org' }]), cc: null, bcc: null, headers: null, tags: null, scheduled_at: null,
       created_at: nowIso(),
     };
-    built = await buildMessage(message, domain, ENVELOPES, new Date('2026-11-22T10:00:00Z'));
+    built = await buildMessage(message, domain, ENVELOPES, [], new Date('2026-11-22T10:00:00Z'));
     text = built.raw.toString('utf8');
   });
   after(async () => {

@@ -6,7 +6,7 @@ import { openMigratedDatabase } from '../src/server.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 
 /** Each store's own word for a column type, mapped to the portable type the migration asked for. */
-const PORTABLE_TYPE: Record<string, string> = { text: 'text', integer: 'integer', int4: 'integer', bigint: 'bigint', int8: 'bigint' };
+const PORTABLE_TYPE: Record<string, string> = { text: 'text', integer: 'integer', int4: 'integer', bigint: 'bigint', int8: 'bigint', blob: 'binary', bytea: 'binary' };
 
 async function shape(db: Db) {
   const tables = await db.introspection.getTables();

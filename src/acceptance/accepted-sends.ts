@@ -1,4 +1,4 @@
-import type { MessagesTable } from '../db/schema.js';
+import type { MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
 import { publishEvents } from '../events/event-path.js';
 import type { MessageEvent } from '../events/message-event.js';
 import { holdBackSuppressed } from '../services/suppressed-recipients.js';
@@ -15,6 +15,8 @@ import type { NewDeliveryJob } from '../repositories/messages-repository.js';
 export interface AcceptedSend {
   message: MessagesTable;
   entries: LogEntryRow[];
+  /** Decoded at acceptance; written with the message (sending/attachments). None when absent. */
+  attachments?: MessageAttachmentsTable[];
   job: NewDeliveryJob | null;
   events: MessageEvent[];
   /**
@@ -34,6 +36,23 @@ export interface AcceptedSendWriter {
   write(send: AcceptedSend): Promise<{ queued: boolean }>;
   /** Call once no write is pending (the HTTP server has drained): releases what the writer holds. */
   close(): Promise<void>;
+}
+
+/**
+ * The memory of the sends' attachment bytes, to hand to another thread with
+ * postMessage's transfer list rather than copied by structured clone: up to
+ * 40 MB a send. Each Buffer owns its ArrayBuffer (decodeBase64, ownedBytes).
+ */
+export function attachmentMemoryOf(sends: AcceptedSend[]): ArrayBuffer[] {
+  return sends.flatMap((s) => (s.attachments ?? []).map((a) => a.content.buffer as ArrayBuffer));
+}
+
+/** Structured clone hands bytes over as plain Uint8Arrays: make them Buffers again (no copy), as the store expects. */
+export function reviveAttachments(sends: AcceptedSend[]): AcceptedSend[] {
+  for (const send of sends) {
+    for (const a of send.attachments ?? []) a.content = Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength);
+  }
+  return sends;
 }
 
 /** A send waiting for its batch's commit, with its caller's promise to settle. */
@@ -64,6 +83,7 @@ export async function writeAcceptedSends(store: Store, sends: AcceptedSend[]): P
     store.transaction(async (repos) => {
       const settled = await holdBackSuppressed(repos, some);
       await repos.messages.insertMany(settled.map((s) => s.message));
+      await repos.attachments.insertMany(settled.flatMap((s) => s.attachments ?? []));
       await repos.logs.insertMany(settled.flatMap((s) => s.entries));
       await repos.messages.enqueueDeliveries(settled.flatMap((s) => (s.job ? [s.job] : [])));
       await publishEvents(repos, settled.flatMap((s) => s.events));

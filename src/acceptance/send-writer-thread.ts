@@ -6,7 +6,7 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { Db } from '../db/database.js';
 import { openSqlite, type SqliteOptions } from '../db/database.js';
-import { writeAcceptedSends, type AcceptedSend, type SendWriteResult } from './accepted-sends.js';
+import { reviveAttachments, writeAcceptedSends, type AcceptedSend, type SendWriteResult } from './accepted-sends.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
 import { createStore } from '../repositories/index.js';
 
@@ -46,7 +46,7 @@ function run(port: MessagePort, { dataDir, sqliteOptions }: SendWriterThreadData
     async (requests) => {
       const results = await writeAcceptedSends(
         store,
-        requests.flatMap((r) => r.sends),
+        reviveAttachments(requests.flatMap((r) => r.sends)),
       );
       let offset = 0;
       for (const { id, sends } of requests) {

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import type { SqliteOptions } from '../db/database.js';
 import { startTypeScriptThread } from '../typescript-thread.js';
-import { settleSends, type AcceptedSendWriter, type PendingSend, type SendWriteResult } from './accepted-sends.js';
+import { attachmentMemoryOf, settleSends, type AcceptedSendWriter, type PendingSend, type SendWriteResult } from './accepted-sends.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
 import type { SendWriterReply, SendWriterRequest, SendWriterThreadData } from './send-writer-thread.js';
 
@@ -71,7 +71,8 @@ export function createThreadedSendWriter(dataDir: string, sqliteOptions: SqliteO
       const request: SendWriterRequest = { type: 'write', id, sends: batch.map((p) => p.send) };
       const target = thread();
       target.ref();
-      target.postMessage(request);
+      // Attachment bytes move to the writer thread rather than being copied: nothing here reads them again.
+      target.postMessage(request, attachmentMemoryOf(request.sends));
     },
     (error, batch) => batch.forEach((pending) => pending.reject(error)),
   );

@@ -18,6 +18,7 @@ import * as apiKeyScopes from './migrations/0016-api-key-scopes.js';
 import * as idempotencyKeys from './migrations/0017-idempotency-keys.js';
 import * as tags from './migrations/0019-tags.js';
 import * as scheduledSend from './migrations/0020-scheduled-send.js';
+import * as attachments from './migrations/0018-attachments.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '0017-idempotency-keys': idempotencyKeys,
   '0019-tags': tags,
   '0020-scheduled-send': scheduledSend,
+  '0018-attachments': attachments,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -33,6 +33,7 @@ export interface Database {
   setup_tokens: SetupTokensTable;
   invitations: InvitationsTable;
   idempotency_keys: IdempotencyKeysTable;
+  message_attachments: MessageAttachmentsTable;
 }
 
 export interface WorkspacesTable {
@@ -99,6 +100,20 @@ export interface MessagesTable {
   /** When delivery was held until (ISO 8601 UTC), or null for a send that went at once (0020). */
   scheduled_at: string | null;
   created_at: string;
+}
+
+/** One attachment of a message, its decoded bytes included (migration 0018). */
+export interface MessageAttachmentsTable {
+  message_id: string;
+  /** 0-based, request order. */
+  position: number;
+  workspace_id: string;
+  filename: string;
+  content_type: string;
+  /** Without angle brackets; set for an inline attachment. */
+  content_id: string | null;
+  size_bytes: number;
+  content: Buffer;
 }
 
 export type LogType = 'send' | 'bounce' | 'complaint';

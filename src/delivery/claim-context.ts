@@ -3,6 +3,7 @@ import type { MessagesTable } from '../db/schema.js';
 import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
 import type { Store } from '../repositories/index.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
+import type { AttachmentMeta } from '../sending/attachments/attachments-repository.js';
 import { domainOf } from '../services/email-address.js';
 import { suppressedAmong } from '../services/suppressed-recipients.js';
 import { checkSenderDomain, type SenderDomainCheck } from '../services/sender-domain.js';
@@ -17,6 +18,8 @@ export interface JobContext {
   suppressed: Map<string, string>;
   /** Whether its sender domain may send now. */
   sender: SenderDomainCheck | undefined;
+  /** Its attachments, without their bytes (read just before the build, see attachment-loader.ts). */
+  attachments: AttachmentMeta[];
 }
 
 /**
@@ -34,6 +37,13 @@ export async function loadClaimContext(store: Store, config: Pick<Config, 'provi
     const list = entriesOf.get(entry.message_id) ?? [];
     list.push(entry);
     entriesOf.set(entry.message_id, list);
+  }
+
+  const attachmentsOf = new Map<string, AttachmentMeta[]>();
+  for (const meta of await store.attachments.listMeta(messageIds)) {
+    const list = attachmentsOf.get(meta.message_id) ?? [];
+    list.push(meta);
+    attachmentsOf.set(meta.message_id, list);
   }
 
   const senderKey = (m: MessagesTable) => `${m.workspace_id}\0${domainOf(m.from_address)}`;
@@ -54,6 +64,7 @@ export async function loadClaimContext(store: Store, config: Pick<Config, 'provi
       entries: entriesOf.get(job.message_id) ?? [],
       suppressed: (message && suppressedIn.get(message.workspace_id)) ?? new Map(),
       sender: message ? senders.get(senderKey(message)) : undefined,
+      attachments: attachmentsOf.get(job.message_id) ?? [],
     });
   }
   return contexts;

@@ -1,4 +1,5 @@
-import type { AttemptOutcome } from '../db/schema.js';
+import type { AttemptOutcome, MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
+import type { SenderDomainCheck } from '../services/sender-domain.js';
 import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import { normalizeAddress } from '../services/email-address.js';
@@ -10,6 +11,7 @@ import type { ProviderTrouble } from './provider-trouble.js';
 import { BuilderUnavailableError, type MessageBuilder } from './threaded-message-builder.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';
 import { allRecipientsOf } from '../services/message-recipients.js';
+import type { AttachmentLoader } from './attachment-loader.js';
 
 /** What one recipient came to in one attempt. */
 export interface RecipientResult {
@@ -46,6 +48,17 @@ export interface AttemptDependencies {
   onProviderError(error: unknown, job: DeliveryJob): void;
   /** Hears of provider trouble that is not the recipient's fault (provider-trouble.ts). */
   trouble: Pick<ProviderTrouble, 'report'>;
+  /** Reads a message's attachments within the worker's byte budget (attachment-loader.ts). */
+  attachments: AttachmentLoader;
+}
+
+/** A job whose remaining recipients are to be built for and handed over now. */
+interface ReadyAttempt {
+  job: DeliveryJob;
+  message: MessagesTable;
+  sender: Exclude<SenderDomainCheck, { kind: 'refused' }>;
+  entries: LogEntryRow[];
+  attachments: MessageAttachmentsTable[];
 }
 
 const failAll = (entries: LogEntryRow[], detail: string): RecipientResult[] => entries.map((entry) => ({ entry, outcome: 'failed', detail }));
@@ -77,6 +90,25 @@ export async function attemptDelivery(job: DeliveryJob, context: JobContext, dep
 
   if (sender.kind === 'refused') return { job, results: [...results, ...failAll(entries, sender.problem)] };
 
+  // A message with attachments holds its share of the worker's byte budget from reading them to the hand-over's end.
+  const bytes = context.attachments.reduce((sum, a) => sum + Number(a.size_bytes), 0);
+  let loaded;
+  try {
+    loaded = context.attachments.length > 0 ? await deps.attachments.load(message.id, bytes) : undefined;
+  } catch (error) {
+    const detail = `Could not read the attachments: ${(error as Error).message}`;
+    return { job, results: [...results, ...entries.map((entry): RecipientResult => ({ entry, outcome: 'temporary', detail }))] };
+  }
+  try {
+    return await buildAndHandOver({ job, message, sender, entries, attachments: loaded?.rows ?? [] }, deps, results);
+  } finally {
+    loaded?.release();
+  }
+}
+
+/** The last steps: build and sign, hand over, and read each recipient's outcome. */
+async function buildAndHandOver(attempt: ReadyAttempt, deps: AttemptDependencies, results: RecipientResult[]): Promise<JobResult> {
+  const { job, message, sender, entries, attachments } = attempt;
   let built;
   try {
     const signing = sender.kind === 'sandbox' ? await deps.sandboxDomain() : sender.row;
@@ -88,7 +120,7 @@ export async function attemptDelivery(job: DeliveryJob, context: JobContext, dep
       if (index === undefined) throw new Error(`${e.recipient} is not among the message's recipients`);
       return { from: deps.returnPaths.sign(message.id, index, signing.return_path_domain), to: e.recipient };
     });
-    built = await deps.build(message, signing, envelopes);
+    built = await deps.build(message, signing, envelopes, attachments);
   } catch (error) {
     const detail = `Could not build the message: ${(error as Error).message}`;
     // A builder thread that died says nothing about the message: try again later. Anything else would fail again.

@@ -10,6 +10,7 @@ import { createOutcomeRecorder } from './outcome-recorder.js';
 import type { Provider } from './provider.js';
 import { createProviderTrouble, type TroubleCount } from './provider-trouble.js';
 import { sandboxSigningDomain } from './sandbox-provider.js';
+import { createAttachmentLoader } from './attachment-loader.js';
 import { buildInThread, type MessageBuilder } from './threaded-message-builder.js';
 import { createWakeablePause } from '../wakeable-pause.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';
@@ -60,6 +61,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     returnPaths: options.returnPaths,
     build: options.build ?? buildInThread,
     sandboxDomain: sandboxSigningDomain,
+    attachments: createAttachmentLoader(store.attachments),
     onProviderError: (error: unknown, job: DeliveryJob) => logger.error({ err: error, jobId: job.id }, 'provider threw; retrying later'),
   };
 

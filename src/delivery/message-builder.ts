@@ -1,7 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { convert } from 'html-to-text';
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { DomainsTable, MessagesTable } from '../db/schema.js';
+import type { DomainsTable, MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
 import type { Mailbox } from '../services/email-address.js';
 import { ccOf, replyToOf } from '../services/message-recipients.js';
 
@@ -76,7 +76,13 @@ function composerFor(domain: SigningDomain): Transporter {
  * The envelopes hold only those handed over now: those suppressed, or already
  * done before a retry, are not sent to again.
  */
-export async function buildMessage(message: MessagesTable, domain: SigningDomain, envelopes: Envelope[], date: Date = new Date()): Promise<BuiltMessage> {
+export async function buildMessage(
+  message: MessagesTable,
+  domain: SigningDomain,
+  envelopes: Envelope[],
+  attachments: Pick<MessageAttachmentsTable, 'filename' | 'content_type' | 'content_id' | 'content'>[] = [],
+  date: Date = new Date(),
+): Promise<BuiltMessage> {
   const recipients = JSON.parse(message.recipients) as Mailbox[];
   const cc = ccOf(message);
   const replyTo = replyToOf(message);
@@ -96,6 +102,17 @@ export async function buildMessage(message: MessagesTable, domain: SigningDomain
     ...(headers.length > 0 ? { headers } : {}),
     ...(text !== null ? { text } : {}),
     ...(message.html !== null ? { html: message.html } : {}),
+    // With a Content-ID an attachment is inline: Nodemailer puts it beside the HTML in multipart/related.
+    ...(attachments.length > 0
+      ? {
+          attachments: attachments.map((a) => ({
+            filename: a.filename,
+            content: a.content,
+            contentType: a.content_type,
+            ...(a.content_id !== null ? { cid: a.content_id, contentDisposition: 'inline' as const } : {}),
+          })),
+        }
+      : {}),
     messageId: messageIdHeader,
     date,
   });

@@ -1,14 +1,20 @@
 import type { Worker } from 'node:worker_threads';
-import type { MessagesTable } from '../db/schema.js';
+import type { MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
+import { ownedBytes } from '../sending/attachments/base64-content.js';
 import { startTypeScriptThread } from '../typescript-thread.js';
 import type { BuildReply, BuildRequest } from './message-builder-thread.js';
 import { buildMessage, type BuiltMessage, type Envelope, type SigningDomain } from './message-builder.js';
 
 /** Builds one message: composes, signs, addresses it (message-builder.ts). */
-export type MessageBuilder = (message: MessagesTable, domain: SigningDomain, envelopes: Envelope[]) => Promise<BuiltMessage>;
+export type MessageBuilder = (
+  message: MessagesTable,
+  domain: SigningDomain,
+  envelopes: Envelope[],
+  attachments?: MessageAttachmentsTable[],
+) => Promise<BuiltMessage>;
 
 /** The builder on the calling thread. */
-export const buildInThread: MessageBuilder = (message, domain, envelopes) => buildMessage(message, domain, envelopes);
+export const buildInThread: MessageBuilder = (message, domain, envelopes, attachments = []) => buildMessage(message, domain, envelopes, attachments);
 
 /** The builder thread died with the message: nothing is wrong with the message, so the attempt may be made again. */
 export class BuilderUnavailableError extends Error {
@@ -64,13 +70,16 @@ export function createThreadedMessageBuilder(): MessageBuilder & { close(): Prom
     return started;
   }
 
-  const build: MessageBuilder = (message, domain, envelopes) =>
+  const build: MessageBuilder = (message, domain, envelopes, attachments = []) =>
     new Promise<BuiltMessage>((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve, reject });
       const target = start();
       target.ref();
-      target.postMessage({ id, message, domain, envelopes, date: new Date().toISOString() } satisfies BuildRequest);
+      // The attachment bytes move to the thread rather than being copied: the caller drops them after the build.
+      const moved = attachments.map((a) => ({ ...a, content: ownedBytes(a.content) }));
+      const request: BuildRequest = { id, message, domain, envelopes, attachments: moved, date: new Date().toISOString() };
+      target.postMessage(request, moved.map((a) => a.content.buffer as ArrayBuffer));
     });
 
   return Object.assign(build, {

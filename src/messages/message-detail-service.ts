@@ -4,7 +4,7 @@ import { formatMailbox } from '../services/email-address.js';
 import { tagsObject } from '../sending/tags.js';
 import { allRecipientsOf, bccOf, ccOf, replyToOf } from '../services/message-recipients.js';
 import type { DeliveryAttemptsTable, MessagesTable } from '../db/schema.js';
-import { attemptView, eventView, webhookDeliveryView, type AttemptView, type RecipientEventView, type WebhookDeliveryView } from './message-views.js';
+import { attachmentView, attemptView, eventView, webhookDeliveryView, type AttachmentView, type AttemptView, type RecipientEventView, type WebhookDeliveryView } from './message-views.js';
 
 export interface RecipientView {
   to: string;
@@ -37,6 +37,8 @@ export interface MessageDetail {
   has_text: boolean;
   /** The send's tags, `{name: value}` in request order; `{}` when none. */
   tags: Record<string, string>;
+  /** Metadata of each attachment, in request order; never the bytes (sending/attachments). */
+  attachments: AttachmentView[];
   recipients: RecipientView[];
   webhook_deliveries: WebhookDeliveryView[];
 }
@@ -99,12 +101,13 @@ export function createMessageDetailService(store: Store) {
       // One snapshot: a status moving meanwhile cannot show up in the entries but not in the events.
       return store.snapshot(async (repos) => {
         const message = await messageOf(repos, workspaceId, id);
-        const [entries, events, attempts, deliveries, size] = await Promise.all([
+        const [entries, events, attempts, deliveries, size, attachments] = await Promise.all([
           repos.messageDetail.entriesOf(id),
           repos.messageEvents.listForMessage(id),
           repos.deliveryAttempts.listForMessage(id),
           repos.messageDetail.webhookDeliveriesOf(id),
           repos.messageMime.sizeOf(id),
+          repos.attachments.listMeta([id]),
         ]);
         const sendEntries = new Map(entries.filter((e) => e.type === 'send').map((e) => [e.recipient, e]));
         const [eventsOf, attemptsOf] = [groupBy(events), groupBy(attempts)];
@@ -133,6 +136,7 @@ export function createMessageDetailService(store: Store) {
           // '' is the opt-out from the generated text part: no text was given.
           has_text: Boolean(message.text),
           tags: tagsObject(message.tags),
+          attachments: attachments.map(attachmentView),
           recipients,
           webhook_deliveries: deliveries.map(webhookDeliveryView),
         };

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { DeliveryAttemptsTable, MessageEventsTable, WebhookDeliveriesTable } from '../db/schema.js';
+import type { AttachmentMeta } from '../sending/attachments/attachments-repository.js';
 
 /** One thing that happened to a recipient: an event of the event path, as the detail shows it. */
 export interface RecipientEventView {
@@ -64,4 +65,18 @@ export function webhookDeliveryView(row: Selectable<WebhookDeliveriesTable>): We
     last_response_status: row.last_status,
     next_attempt_at: row.state === 'pending' ? row.available_at : null,
   };
+}
+
+/** An attachment as the message's detail lists it: what it is, never its bytes. */
+export interface AttachmentView {
+  filename: string;
+  content_type: string;
+  /** Set for an inline attachment (referenced as `cid:` from the HTML). */
+  content_id: string | null;
+  /** Bytes, decoded. */
+  size: number;
+}
+
+export function attachmentView(row: AttachmentMeta): AttachmentView {
+  return { filename: row.filename, content_type: row.content_type, content_id: row.content_id, size: Number(row.size_bytes) };
 }

@@ -22,11 +22,13 @@ import { createSessionsRepository } from '../people/sessions-repository.js';
 import { createMembersRepository } from '../people/members-repository.js';
 import { createInvitationsRepository } from '../people/invitations-repository.js';
 import { createIdempotencyRepository } from '../sending/idempotency/idempotency-repository.js';
+import { createAttachmentsRepository } from '../sending/attachments/attachments-repository.js';
 
 function bind(db: Db, counters?: CounterDeltas) {
   return {
     workspaces: createWorkspacesRepository(db),
     apiKeys: createApiKeysRepository(db),
+    attachments: createAttachmentsRepository(db),
     counters: createCountersRepository(db),
     deliveryAttempts: createDeliveryAttemptsRepository(db),
     deliveryJobs: createDeliveryJobsRepository(db),

@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors.js';
 import { parseScheduledAt } from '../sending/scheduling/scheduled-at.js';
 import { parseTags, type Tag, type TagInput } from '../sending/tags.js';
+import { checkAttachments, type AttachmentInput } from '../sending/attachments/attachment-rules.js';
 import { parseCustomHeaders } from './custom-headers.js';
 import { hasControlCharacters, normalizeAddress, parseMailbox, type Mailbox, type MailboxOptions } from './email-address.js';
 
@@ -24,6 +25,7 @@ export interface SendInput {
   tags?: TagInput[] | null | undefined;
   /** ISO 8601 with an offset; delivery is held until then (at most 30 days ahead). */
   scheduled_at?: string | null | undefined;
+  attachments?: AttachmentInput[] | null | undefined;
 }
 
 export interface SendRequest {
@@ -46,6 +48,10 @@ export interface SendRequest {
   tags: Tag[];
   /** When delivery may start (ISO 8601 UTC), or null: at once. */
   scheduledAt: string | null;
+  /** Checked, not yet decoded (see sending/attachments): decoded once the whole request passed. */
+  attachments: AttachmentInput[];
+  /** Their size after decoding, all together. */
+  attachmentBytes: number;
 }
 
 /** Applies SPEC.md §2.1 and §8.2 and the send extensions (README, "Send"); throws a ValidationError naming the field. */
@@ -91,7 +97,14 @@ export function parseSendRequest(input: SendInput, options: MailboxOptions = {})
   if (html === null && !text) throw new ValidationError('html or text is required: give at least one of them');
 
   const headers = parseCustomHeaders(input.headers);
-  return { from, to, cc, bcc, replyTo, subject, html, text, headers, tags: parseTags(input.tags), scheduledAt: parseScheduledAt(input.scheduled_at, Date.now()) };
+  const attachmentBytes = checkAttachments(input.attachments);
+  return {
+    from, to, cc, bcc, replyTo, subject, html, text, headers,
+    tags: parseTags(input.tags),
+    scheduledAt: parseScheduledAt(input.scheduled_at, Date.now()),
+    attachments: input.attachments ?? [],
+    attachmentBytes,
+  };
 }
 
 function parseReplyTo(value: SendInput['reply_to'], options: MailboxOptions): Mailbox[] {

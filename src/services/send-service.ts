@@ -4,6 +4,7 @@ import { newId, nowIso } from '../ids.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import type { AcceptedSend, AcceptedSendWriter } from '../acceptance/accepted-sends.js';
 import { ValidationError } from '../errors.js';
+import { ATTACHMENT_LIMIT, attachmentRows, MAX_ATTACHMENT_BYTES, megabytes } from '../sending/attachments/attachment-rules.js';
 import type { Store } from '../repositories/index.js';
 import { eventAbout, type MessageEvent } from '../events/message-event.js';
 import { domainOf } from './email-address.js';
@@ -63,6 +64,11 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
           throw error;
         }
       });
+      // A batch carries no more attachment bytes than one send may: its body limit is /v1/send's (README, "Batch sends").
+      const attachmentBytes = requests.reduce((sum, request) => sum + request.attachmentBytes, 0);
+      if (attachmentBytes > MAX_ATTACHMENT_BYTES) {
+        throw new ValidationError(`attachments of a batch must be at most ${ATTACHMENT_LIMIT} together after decoding (got ${megabytes(attachmentBytes)})`);
+      }
       // A batch usually comes from one or two domains: each is looked up once.
       const domains = new Map<string, Promise<string | null>>();
       const problemOf = (domain: string) => {
@@ -147,6 +153,7 @@ function prepareSend(workspaceId: string, request: SendRequest, domainProblem: s
       created_at: now,
     },
     entries,
+    attachments: attachmentRows(messageId, workspaceId, request.attachments),
     job: domainProblem
       ? null
       : {

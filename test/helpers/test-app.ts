@@ -102,7 +102,7 @@ export function sendBody(overrides: Record<string, unknown> = {}): Record<string
 /** Row counts of every table a send writes, to show a refused send wrote nothing. */
 export async function writtenRows(db: Db): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const table of ['messages', 'log_entries', 'log_entry_tags', 'log_counters', 'delivery_jobs', 'message_events'] as const) {
+  for (const table of ['messages', 'log_entries', 'log_entry_tags', 'log_counters', 'delivery_jobs', 'message_events', 'message_attachments'] as const) {
     const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     counts[table] = Number(row.n);
   }

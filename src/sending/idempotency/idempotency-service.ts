@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { ConflictError, ValidationError } from '../../errors.js';
 import type { IdempotencyRepository, StoredResponse } from './idempotency-repository.js';
 
@@ -111,17 +111,40 @@ export function createIdempotencyService(repo: IdempotencyRepository, options: I
 
 export type IdempotencyService = ReturnType<typeof createIdempotencyService>;
 
-/** SHA-256 of the method, the path with its query and the body as canonical JSON (keys sorted), so key order does not matter. */
+/**
+ * SHA-256 of the method, the path with its query and the body as canonical JSON (keys sorted), so key
+ * order does not matter. The JSON is fed to the hash piece by piece, never built whole: a send with
+ * 40 MB of attachments is 53 MB of base64, and its strings go in as they are, without an escaped copy.
+ */
 export function requestFingerprint(method: string, url: string, body: unknown): string {
-  return createHash('sha256').update(`${method.toUpperCase()} ${url}\n${canonicalJson(body ?? null)}`).digest('hex');
+  const hash = createHash('sha256').update(`${method.toUpperCase()} ${url}\n`);
+  canonicalJson(body ?? null, hash);
+  return hash.digest('hex');
 }
 
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
+/** What JSON.stringify would escape in a string (well-formed: lone surrogates too); without any, the string is its own JSON. */
+const NEEDS_ESCAPING = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+function canonicalJson(value: unknown, hash: Hash): void {
+  if (Array.isArray(value)) {
+    hash.update('[');
+    value.forEach((item, i) => {
+      if (i > 0) hash.update(',');
+      canonicalJson(item, hash);
+    });
+    hash.update(']');
+  } else if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
     entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    hash.update('{');
+    entries.forEach(([k, v], i) => {
+      hash.update(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`);
+      canonicalJson(v, hash);
+    });
+    hash.update('}');
+  } else if (typeof value === 'string' && !NEEDS_ESCAPING.test(value)) {
+    hash.update('"').update(value).update('"');
+  } else {
+    hash.update(JSON.stringify(value) ?? 'null');
   }
-  return JSON.stringify(value) ?? 'null';
 }
