@@ -5,14 +5,16 @@ import type { Socket } from 'node:net';
 /**
  * What the proxy does with one request: pass it on and answer what the server
  * answered (`forward`); answer by itself without asking the server
- * (`answer`); or pass it on, let the server answer in full, then cut the
+ * (`answer`); pass it on, let the server answer in full, then cut the
  * client's connection without a byte of that answer (`cut-after-forward`):
- * the server did the work, the client saw a network error.
+ * the server did the work, the client saw a network error; or never answer
+ * (`hold`), until the proxy closes.
  */
 export type ProxyAction =
   | { kind: 'forward' }
   | { kind: 'answer'; status: number; headers?: Record<string, string>; body?: string }
-  | { kind: 'cut-after-forward' };
+  | { kind: 'cut-after-forward' }
+  | { kind: 'hold' };
 
 export interface ProxiedRequest {
   method: string;
@@ -54,6 +56,7 @@ export async function startFlakyProxy(upstream: string, plan: (index: number) =>
         res.end(action.body ?? '');
         return;
       }
+      if (action.kind === 'hold') return;
       void forward(req, Buffer.concat(chunks)).then(({ status, headers, body }) => {
         seen.upstreamStatus = status;
         if (action.kind === 'cut-after-forward') {
