@@ -11,6 +11,7 @@ import { Mailroom, type MailroomOptions, type SendEmailRequest } from '../sdk/sr
 import { startFlakyProxy, type FlakyProxy, type ProxyAction } from './helpers/flaky-proxy.js';
 import { freePort } from './helpers/free-port.js';
 import { listenOnLoopback } from './helpers/listening-app.js';
+import { requestFingerprint } from '../src/sending/idempotency/idempotency-service.js';
 import { createTestApp, sendBody, writtenRows, type TestApp } from './helpers/test-app.js';
 
 const UNLIMITED = { RATE_LIMIT_SEND_PER_MIN: '1000000', RATE_LIMIT_OTHER_PER_MIN: '1000000' };
@@ -140,7 +141,7 @@ describe('the SDK retries as SPEC.md §8.1 says', () => {
     assert.deepEqual(given.error, { status: 0, name: 'network_error', message: `Could not reach Mailroom at ${silent.url}: no answer within 100 ms`, attempts: 2 });
   });
 
-  it('never retries a 400, 401, 403, 404 or 409', async () => {
+  it('never retries a 400, 401, 403, 404, or a 409 that asks for no retry (a cancel too late)', async () => {
     const counting = await proxy(() => FORWARD);
     const clock = testClock();
     const mailroom = new Mailroom(t.apiKey, { baseUrl: counting.url, ...clock.options });
@@ -181,6 +182,44 @@ describe('the SDK retries as SPEC.md §8.1 says', () => {
       assert.equal(lossy.requests[1]!.headers['idempotency-key'], lossy.requests[0]!.headers['idempotency-key']);
       assert.deepEqual(await messagesTo('lost-batch-1@example.com'), [data![0]!.message_id]);
       assert.deepEqual(await messagesTo('lost-batch-2@example.com'), [data![1]!.message_id]);
+    });
+
+    it('waits for an earlier attempt still in flight (409 with Retry-After), then answers its outcome: one message', async () => {
+      // The state a lost first attempt leaves while the server still works on it: the key claimed, in flight.
+      const body = email({ to: ['in-flight@example.com'] });
+      const now = new Date();
+      await t.db
+        .insertInto('idempotency_keys')
+        .values({
+          workspace_id: t.workspaceId,
+          key: 'in-flight-1',
+          fingerprint: requestFingerprint('POST', '/v1/send', body),
+          state: 'in_flight',
+          lease: 'first-attempt',
+          claimed_at: now.toISOString(),
+          response_status: null,
+          response_headers: null,
+          response_body: null,
+          created_at: now.toISOString(),
+          expires_at: new Date(now.getTime() + 86_400_000).toISOString(),
+        })
+        .execute();
+      const counting = await proxy(() => FORWARD);
+      const waits: number[] = [];
+      // While the SDK waits, the first attempt ends as a 5xx would end it: the key is freed for the retry.
+      const sleep = async (ms: number) => {
+        waits.push(ms);
+        if (waits.length === 2) await t.db.deleteFrom('idempotency_keys').where('key', '=', 'in-flight-1').execute();
+      };
+      const { data, error } = await new Mailroom(t.apiKey, { baseUrl: counting.url, sleep, random: () => 0 }).emails.send(body, { idempotencyKey: 'in-flight-1' });
+      assert.equal(error, null);
+      assert.deepEqual(waits, [2000, 4000], 'Retry-After: 1 is shorter than the backoff');
+      assert.deepEqual(counting.requests.map((r) => r.upstreamStatus), [409, 409, 200]);
+      assert.deepEqual(await messagesTo('in-flight@example.com'), [data!.message_id]);
+
+      // A 409 without Retry-After (the key used with another body) is final, as every other 4xx.
+      const reused = await new Mailroom(t.apiKey, { baseUrl: counting.url, sleep, random: () => 0 }).emails.send(email({ subject: 'Other' }), { idempotencyKey: 'in-flight-1' });
+      assert.deepEqual([reused.error?.status, reused.error?.attempts, reused.error?.message], [409, 1, 'Idempotency-Key was already used with a different request']);
     });
 
     it('would have sent twice without the key: the same lost answer, retried by hand', async () => {

@@ -12,8 +12,17 @@ export const DEFAULT_MAX_RETRIES = 3;
 const CAP_MS = 10_000;
 const MAX_JITTER_MS = 500;
 
-/** Statuses worth trying again: the rate limit and server-side failures. Any other 4xx would fail the same way again. */
-export function isRetryableStatus(status: number): boolean {
+/**
+ * Answers worth trying again: the rate limit (429) and server-side failures
+ * (5xx), as SPEC.md §8.1 says. One more, for a send with an Idempotency-Key:
+ * the 409 with `Retry-After` that says an earlier attempt of this very request
+ * (one whose answer was lost) is still being processed. Giving up there would
+ * leave the caller not knowing whether the message went, and tempted to send
+ * it again under a new key; waiting answers the first attempt's outcome. Any
+ * other 4xx would fail the same way again.
+ */
+export function isRetryable(status: number, retryAfterSeconds: number | undefined, idempotent: boolean): boolean {
+  if (status === 409) return idempotent && retryAfterSeconds !== undefined;
   return status === 429 || status >= 500;
 }
 

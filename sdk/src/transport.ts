@@ -1,4 +1,4 @@
-import { backoffDelayMs, DEFAULT_MAX_RETRIES, isRetryableStatus, parseRetryAfter } from './backoff.js';
+import { backoffDelayMs, DEFAULT_MAX_RETRIES, isRetryable, parseRetryAfter } from './backoff.js';
 import { errorNameFor, failed, succeeded, type MailroomError, type Result } from './result.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
@@ -102,10 +102,10 @@ export class Transport {
       const reason = cause instanceof Error && cause.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : describe(cause);
       return { ok: false, retryable: true, error: { status: 0, name: 'network_error', message: `Could not reach Mailroom at ${this.baseUrl}: ${reason}` } };
     }
-    return this.read<T>(response, text);
+    return this.read<T>(response, text, spec.headers?.['idempotency-key'] !== undefined);
   }
 
-  private read<T>(response: Response, text: string): Attempt<T> {
+  private read<T>(response: Response, text: string, idempotent: boolean): Attempt<T> {
     const { status } = response;
     const envelope = parseEnvelope(text);
     if (status >= 200 && status < 300) {
@@ -116,7 +116,7 @@ export class Transport {
     const message = typeof envelope?.error === 'string' ? envelope.error : `Mailroom answered HTTP ${status}`;
     return {
       ok: false,
-      retryable: isRetryableStatus(status),
+      retryable: isRetryable(status, retryAfter, idempotent),
       error: { status, name: errorNameFor(status), message, ...(retryAfter !== undefined ? { retryAfter } : {}) },
     };
   }
