@@ -151,6 +151,17 @@ describe('the Resend-compatible API, driven by the official resend SDK', () => {
     assert.equal(refused.error!.statusCode, 422);
     assert.match(refused.error!.message, /^\[1\]\.to\[0\]/);
     assert.equal((await t.call('GET', '/v1/send/stats')).json().data.total_sent, before + 2, 'the refused batch wrote nothing');
+
+    // An item whose sender domain may not send is recorded failed, as under /v1; the others go, and it is listed in `errors`.
+    const partly = await resend.batch.send([
+      { from: FROM, to: ['grace@example.com'], subject: 'Sent', text: 'Sent' },
+      { from: 'hello@unverified.example', to: ['grace@example.com'], subject: 'Not sent', text: 'Not sent' },
+    ]);
+    assert.equal(partly.error, null);
+    assert.equal(partly.data!.data.length, 1);
+    const errors = (partly.data as unknown as { errors: { index: number; message: string }[] }).errors;
+    assert.deepEqual(errors.map((e) => e.index), [1]);
+    assert.match(errors[0]!.message, /unverified\.example/);
   });
 
   it('reads a scheduled send back as scheduled, cancels it, and reads it back as canceled', async () => {

@@ -15,7 +15,9 @@ const FASTIFY_CLIENT_ERRORS: Record<string, string> = {
 /**
  * The one place that maps errors to HTTP statuses and the envelope. Domain
  * errors carry their status; anything unexpected is logged and answered with
- * a generic 500, never with its own message or stack.
+ * a generic 500, never with its own message or stack. A route speaking
+ * another API's dialect (http/api-dialect.ts) gets the same decision worded
+ * its way.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
