@@ -19,6 +19,7 @@ import { DASHBOARD_API_PREFIX, dashboardApi, dashboardUi } from './dashboard/ind
 import type { Services } from './services/index.js';
 import { registerIdempotency } from './sending/idempotency/index.js';
 import { RESEND_PREFIX, resendCompat } from './compat/resend/index.js';
+import { OPENAPI_PATH, registerOpenApi } from './openapi/index.js';
 
 /** HTML bodies can be large; this bounds what one request may make us buffer. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -58,7 +59,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   app.setValidatorCompiler(validatorCompiler);
   app.decorate('services', services);
   registerErrorHandling(app);
-  refuseUnknownQueryParameters(app, [HEALTH_PATH]);
+  refuseUnknownQueryParameters(app, [HEALTH_PATH, OPENAPI_PATH]);
   registerApiGuard(app, {
     authenticate: (key) => services.apiKeys.authenticate(key),
     rateLimiter: services.rateLimiter,
@@ -66,6 +67,8 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   });
   // After the guard's onRequest hook, so a replay is counted and carries fresh rate-limit headers.
   registerIdempotency(app, services.idempotency);
+  // Before the routes: the document is made of their schemas.
+  await registerOpenApi(app);
 
   await app.register(healthRoutes);
   await app.register(sendRoutes);

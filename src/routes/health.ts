@@ -1,12 +1,28 @@
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import { HEALTH_PATH } from '../http/api-guard.js';
+
+/** SPEC.md §4.9's answer, and the 503 that names what is unreachable. */
+const HEALTH_SCHEMA = {
+  operationId: 'checkHealth',
+  summary: 'Health check (no key, no envelope)',
+  tags: ['Health'],
+  security: [],
+  response: {
+    200: Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false, description: 'The store (and Redis, when configured) answered.' }),
+    503: Type.Object(
+      { status: Type.Literal('unavailable'), down: Type.Array(Type.String({ enum: ['database', 'redis'] })) },
+      { additionalProperties: false, description: 'Something the process needs did not answer within 2 s: `down` names it.' },
+    ),
+  },
+};
 
 /**
  * SPEC.md §4.9: no key, no envelope. 503 names what is unreachable, so a load
  * balancer takes the process out and an operator sees why.
  */
 export default async function healthRoutes(app: FastifyInstance) {
-  app.get(HEALTH_PATH, async (_request, reply) => {
+  app.get(HEALTH_PATH, { schema: HEALTH_SCHEMA }, async (_request, reply) => {
     const { down } = await app.services.health.check();
     if (down.length > 0) return reply.code(503).send({ status: 'unavailable', down });
     return { status: 'ok' };

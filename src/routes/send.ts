@@ -4,6 +4,8 @@ import { keyDomainOf, workspaceOf } from '../http/api-guard.js';
 import { createBodyBudget } from '../http/body-budget.js';
 import { ok } from '../http/envelope.js';
 import { MAX_ATTACHMENT_BYTES } from '../sending/attachments/attachment-rules.js';
+import { IDEMPOTENCY_HEADER } from '../sending/idempotency/idempotency-hooks.js';
+import { apiResponses, BODY_ERRORS } from '../openapi/index.js';
 
 /**
  * The body limit of POST /v1/send and /v1/send/batch: every other route's
@@ -54,6 +56,38 @@ export const SendBody = Type.Object(
 /** POST /v1/send/batch: an array of sends; a schema error names the item (`[3].to must be an array`). */
 export const SendBatchBody = Type.Array(SendBody);
 
+/** DESIGN.md §2: the result of one send; `error` only with `failed`. */
+const SendResult = Type.Object(
+  {
+    message_id: Type.String({ description: 'msg_…: correlates log entries and webhook events with this send.' }),
+    status: Type.String({ enum: ['sent', 'suppressed', 'failed'] }),
+    error: Type.Optional(Type.String({ description: 'Why the send failed (with status failed only).' })),
+  },
+  { additionalProperties: false },
+);
+
+/** Checked by the idempotency hooks, which say what is wrong; here for the document. */
+const IdempotencyHeaders = Type.Object({
+  [IDEMPOTENCY_HEADER]: Type.Optional(Type.String({ description: '1 to 256 characters: a retry with the same key and body answers the first response again (24 hours).' })),
+});
+const SEND_RESPONSE_OPTIONS = { errors: [...BODY_ERRORS, 409 as const], idempotent: true };
+const SEND_SCHEMA = {
+  operationId: 'sendEmail',
+  summary: 'Send an e-mail',
+  tags: ['Sending'],
+  headers: IdempotencyHeaders,
+  body: SendBody,
+  response: apiResponses({ 200: SendResult }, SEND_RESPONSE_OPTIONS),
+};
+const SEND_BATCH_SCHEMA = {
+  operationId: 'sendBatch',
+  summary: 'Send 1 to 100 e-mails at once, all or nothing',
+  tags: ['Sending'],
+  headers: IdempotencyHeaders,
+  body: SendBatchBody,
+  response: apiResponses({ 200: Type.Array(SendResult) }, SEND_RESPONSE_OPTIONS),
+};
+
 /** Large send bodies read at once: two of the largest, or more smaller ones (http/body-budget.ts, bench:attachments). */
 export const SEND_BODY_BUDGET = 2 * SEND_BODY_LIMIT;
 
@@ -72,12 +106,12 @@ export function sendBodyBudgetHooks(app: { services: object }): ReturnType<typeo
 const sendRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // One budget for the send routes of this app: a batch and a send take from the same memory.
   const hooks = sendBodyBudgetHooks(app);
-  app.post('/v1/send', { bodyLimit: SEND_BODY_LIMIT, ...hooks, schema: { body: SendBody }, config: { rateLimitClass: 'send', idempotent: true } }, async (request) =>
+  app.post('/v1/send', { bodyLimit: SEND_BODY_LIMIT, ...hooks, schema: SEND_SCHEMA, config: { rateLimitClass: 'send', idempotent: true } }, async (request) =>
     ok(await app.services.send.accept(workspaceOf(request), request.body, keyDomainOf(request))),
   );
   // A top-level array, as Resend's batch route takes; its length (1–100) is the service's rule, for a clearer sentence.
   // One request of the `send` class for the rate limit, whatever the number of items.
-  app.post('/v1/send/batch', { bodyLimit: SEND_BODY_LIMIT, ...hooks, schema: { body: SendBatchBody }, config: { rateLimitClass: 'send', idempotent: true } }, async (request) =>
+  app.post('/v1/send/batch', { bodyLimit: SEND_BODY_LIMIT, ...hooks, schema: SEND_BATCH_SCHEMA, config: { rateLimitClass: 'send', idempotent: true } }, async (request) =>
     ok(await app.services.send.acceptBatch(workspaceOf(request), request.body, keyDomainOf(request))),
   );
 };

@@ -1,0 +1,92 @@
+import { Type } from 'typebox';
+import { Nullable, Tags, Timestamp } from '../openapi/index.js';
+
+/** The answers of /v1/messages/{id}… as the OpenAPI document states them (message-detail-service.ts, message-views.ts). */
+
+const RecipientEvent = Type.Object(
+  {
+    type: Type.String(),
+    status: Type.String(),
+    at: Timestamp,
+    detail: Nullable(Type.String({ description: "The bounce's diagnostic, the failure's error, the suppression's reason or the complaint's feedback type." })),
+  },
+  { additionalProperties: false },
+);
+
+const Attempt = Type.Object(
+  {
+    attempt: Type.Integer(),
+    at: Timestamp,
+    outcome: Type.String({ description: '`delivered`, `accepted`, `temporary`, `permanent`, `failed` or `suppressed`.' }),
+    reply: Type.String({ description: "The provider's or the upstream's reply, or why no hand-over was made." }),
+    duration_ms: Nullable(Type.Integer()),
+    provider: Type.String({ description: '`sandbox`, `smtp`, or `inbound` for a soft bounce reported later.' }),
+  },
+  { additionalProperties: false },
+);
+
+const MessageWebhookDelivery = Type.Object(
+  {
+    id: Type.String(),
+    webhook_id: Type.String(),
+    event: Type.String(),
+    status: Type.String({ enum: ['pending', 'delivered', 'failed'] }),
+    attempts: Type.Integer(),
+    last_response_status: Nullable(Type.Integer()),
+    next_attempt_at: Nullable(Timestamp),
+  },
+  { additionalProperties: false },
+);
+
+const Attachment = Type.Object(
+  { filename: Type.String(), content_type: Type.String(), content_id: Nullable(Type.String()), size: Type.Integer({ description: 'Bytes, decoded.' }) },
+  { additionalProperties: false },
+);
+
+const Recipient = Type.Object(
+  {
+    to: Type.String(),
+    status: Type.String({ enum: ['sent', 'delivered', 'bounced', 'complained', 'suppressed', 'failed'] }),
+    error: Nullable(Type.String()),
+    events: Type.Array(RecipientEvent),
+    attempts: Type.Array(Attempt),
+  },
+  { additionalProperties: false },
+);
+
+export const MessageDetail = Type.Object(
+  {
+    id: Type.String(),
+    from_email: Type.String(),
+    from_name: Type.String({ description: "The sender's display name, or '' when it has none." }),
+    reply_to: Nullable(Type.String({ description: 'The Reply-To mailboxes as one header value.' })),
+    cc: Type.Array(Type.String()),
+    bcc: Type.Array(Type.String()),
+    subject: Type.String(),
+    created_at: Timestamp,
+    scheduled_at: Nullable(Timestamp),
+    size_bytes: Nullable(Type.Integer()),
+    has_html: Type.Boolean(),
+    has_text: Type.Boolean(),
+    tags: Tags,
+    attachments: Type.Array(Attachment),
+    recipients: Type.Array(Recipient),
+    webhook_deliveries: Type.Array(MessageWebhookDelivery),
+  },
+  { additionalProperties: false },
+);
+
+export const MessageContent = Type.Object(
+  {
+    html: Nullable(Type.String()),
+    text: Nullable(Type.String()),
+    raw: Nullable(Type.String({ description: 'The MIME message exactly as handed over, DKIM-signed.' })),
+    raw_unavailable_reason: Nullable(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const CancelResult = Type.Object(
+  { message_id: Type.String(), canceled_recipients: Type.Integer(), canceled_at: Timestamp },
+  { additionalProperties: false },
+);
