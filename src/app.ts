@@ -18,6 +18,7 @@ import { messageRoutes } from './messages/index.js';
 import { DASHBOARD_API_PREFIX, dashboardApi, dashboardUi } from './dashboard/index.js';
 import type { Services } from './services/index.js';
 import { registerIdempotency } from './sending/idempotency/index.js';
+import { RESEND_PREFIX, resendCompat } from './compat/resend/index.js';
 import { OPENAPI_PATH, registerOpenApi } from './openapi/index.js';
 
 /** HTML bodies can be large; this bounds what one request may make us buffer. */
@@ -43,7 +44,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
     // Fastify's request serializer logs no headers today; the redaction keeps
     // keys out of the log should a serializer or a debug line ever add them.
     // Tokens of invitation and setup links travel in URLs: the request serializer leaves them out.
-    logger: logger ?? { level: config.logLevel, redact: ['req.headers["x-api-key"]'], serializers: { req: requestLogSerializer } },
+    logger: logger ?? { level: config.logLevel, redact: ['req.headers["x-api-key"]', 'req.headers.authorization'], serializers: { req: requestLogSerializer } },
     bodyLimit: MAX_BODY_BYTES,
     trustProxy: config.trustProxy,
     schemaErrorFormatter: formatValidationError,
@@ -78,6 +79,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   await app.register(apiKeyRoutes);
   await app.register(suppressionRoutes);
   await app.register(webhookRoutes);
+  await app.register(resendCompat, { prefix: RESEND_PREFIX });
   await app.register(dashboardApi(config), { prefix: DASHBOARD_API_PREFIX });
   await app.register(dashboardUi());
   return app;

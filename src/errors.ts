@@ -24,9 +24,19 @@ export class UnauthorizedError extends AppError {
   }
 }
 
+/** No key at all, as opposed to a wrong one: the same answer under /v1, told apart by Resend's dialect (compat/resend). */
+export class MissingApiKeyError extends UnauthorizedError {}
+
 /** Signed in, but not allowed: a role too low, a request from another origin, a CSRF token missing or wrong. */
 export class ForbiddenError extends AppError {
   readonly statusCode = 403;
+}
+
+/** A sending_access key on a route other than sending (http/api-guard.ts). */
+export class SendingOnlyKeyError extends ForbiddenError {
+  constructor() {
+    super('This API key can only send e-mail');
+  }
 }
 
 export class NotFoundError extends AppError {

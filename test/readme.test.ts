@@ -10,10 +10,10 @@ import { freshStore } from './helpers/test-store.js';
 
 const ROOT = join(import.meta.dirname, '..');
 
-/** The first shell block under "## A first send": what a newcomer copies. */
-function firstSendBlock(): string {
+/** The first shell block under a heading: what a newcomer copies. */
+function firstSendBlock(heading = '## A first send'): string {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## A first send'));
+  const section = readme.slice(readme.indexOf(heading));
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
   assert.ok(block, 'README has a shell block under "A first send"');
   return block;
@@ -41,6 +41,28 @@ describe('README', () => {
       assert.equal(logs.data[0].message_id, send.data.message_id);
       assert.equal(logs.data[0].to, 'ada@example.com');
       assert.equal(stats.data.total_sent, 1);
+    } finally {
+      await app.close();
+      await store.drop();
+    }
+  });
+
+  it('runs the Resend-compatible examples as written: curl with a Bearer key, then the resend SDK', async () => {
+    const store = await freshStore();
+    const app = await startServer(loadConfig({ ...store.env, LOG_LEVEL: 'silent', PORT: '0', INBOUND_SMTP_PORT: '0' }));
+    try {
+      const { port } = app.server.address() as { port: number };
+      const { api_key } = await app.services.workspaces.create('Acme');
+      const script = firstSendBlock('## Resend-compatible API').replaceAll('http://127.0.0.1:3000', `http://127.0.0.1:${port}`);
+      const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], {
+        cwd: ROOT,
+        env: { ...process.env, ...store.env, MAILROOM_API_KEY: api_key },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      const [, curlId, lastEvent] = /^\{"id":"(msg_[^"]+)"\}\s*(\S+)\s*$/.exec(stdout) ?? [];
+      assert.ok(curlId, stdout);
+      assert.ok(['delivered', 'queued'].includes(lastEvent!), stdout);
     } finally {
       await app.close();
       await store.drop();

@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { ForbiddenError, RateLimitError, UnauthorizedError } from '../errors.js';
+import { MissingApiKeyError, RateLimitError, SendingOnlyKeyError, UnauthorizedError } from '../errors.js';
 import type { AuthenticatedKey } from '../services/api-key-service.js';
 import type { RateLimiter } from '../services/rate-limiter.js';
+import './api-dialect.js';
 
 export const HEALTH_PATH = '/v1/health/check';
 
@@ -13,8 +14,13 @@ export type RateLimitClass = 'send' | 'other';
  * future, answers 403. The batch route is named before it exists so that the
  * rule already holds when it lands.
  */
-export const SENDING_ROUTES: ReadonlySet<string> = new Set(['POST /v1/send', 'POST /v1/send/batch']);
-export const SENDING_ONLY = 'This API key can only send e-mail';
+export const SENDING_ROUTES: ReadonlySet<string> = new Set([
+  'POST /v1/send',
+  'POST /v1/send/batch',
+  // The Resend-compatible send routes (compat/resend).
+  'POST /compat/resend/emails',
+  'POST /compat/resend/emails/batch',
+]);
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -48,8 +54,10 @@ export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
     // Told apart by the route that matched, not the raw URL: the dashboard's routes have a guard of their own.
     if (request.routeOptions.url === HEALTH_PATH || request.routeOptions.config?.withoutApiKey === true) return;
 
+    const dialect = request.routeOptions.config?.dialect;
     const header = request.headers['x-api-key'];
-    const auth = await deps.authenticate(typeof header === 'string' ? header : undefined);
+    const presented = dialect ? dialect.apiKey(request) : typeof header === 'string' ? header : undefined;
+    const auth = await deps.authenticate(presented);
     const limitClass: RateLimitClass = request.routeOptions.config?.rateLimitClass ?? 'other';
     const decision = auth
       ? await deps.rateLimiter.consume(`key:${auth.keyId}:${limitClass}`, limitClass === 'send' ? deps.limits.sendPerMinute : deps.limits.otherPerMinute)
@@ -58,10 +66,12 @@ export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
     reply.header('X-RateLimit-Limit', decision.limit);
     reply.header('X-RateLimit-Remaining', decision.remaining);
     reply.header('X-RateLimit-Reset', decision.resetAt);
-    if (!decision.allowed) throw new RateLimitError(Math.max(1, decision.resetAt - Math.floor(Date.now() / 1000)));
-    if (!auth) throw new UnauthorizedError();
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    if (dialect) reply.headers(dialect.rateLimitHeaders(decision, nowSeconds));
+    if (!decision.allowed) throw new RateLimitError(Math.max(1, decision.resetAt - nowSeconds));
+    if (!auth) throw presented === undefined ? new MissingApiKeyError() : new UnauthorizedError();
     // After the rate limit, so a sending key probing other routes still spends its budget.
-    if (auth.permission === 'sending_access' && !SENDING_ROUTES.has(`${request.method} ${request.routeOptions.url}`)) throw new ForbiddenError(SENDING_ONLY);
+    if (auth.permission === 'sending_access' && !SENDING_ROUTES.has(`${request.method} ${request.routeOptions.url}`)) throw new SendingOnlyKeyError();
     request.auth = auth;
   });
 }

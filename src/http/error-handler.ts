@@ -1,6 +1,7 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { fail } from './envelope.js';
+import './api-dialect.js';
 
 /** Messages for the client errors Fastify itself raises while reading a request. */
 const FASTIFY_CLIENT_ERRORS: Record<string, string> = {
@@ -14,25 +15,19 @@ const FASTIFY_CLIENT_ERRORS: Record<string, string> = {
 /**
  * The one place that maps errors to HTTP statuses and the envelope. Domain
  * errors carry their status; anything unexpected is logged and answered with
- * a generic 500, never with its own message or stack.
+ * a generic 500, never with its own message or stack. A route speaking
+ * another API's dialect (http/api-dialect.ts) gets the same decision worded
+ * its way.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof AppError) {
-      // The caller sees the typed message only; the operator's log gets what caused it.
-      if (error.statusCode >= 500) request.log.error({ err: error.cause ?? error }, 'request failed');
-      if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', error.retryAfterSeconds);
-      return reply.code(error.statusCode).send(fail(error.message));
-    }
-    if (error.validation) return reply.code(400).send(fail(error.message));
-    const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      const message =
-        FASTIFY_CLIENT_ERRORS[error.code] ?? (error instanceof SyntaxError ? FASTIFY_CLIENT_ERRORS.FST_ERR_CTP_INVALID_JSON_BODY! : 'Bad request');
-      return reply.code(status).send(fail(message));
-    }
-    request.log.error({ err: error }, 'request failed');
-    return reply.code(500).send(fail('Internal server error'));
+    const { status, message } = failureOf(error, request);
+    if (error instanceof AppError && error.retryAfterSeconds !== undefined) reply.header('Retry-After', error.retryAfterSeconds);
+    // A route speaking another API's dialect (compat/resend) words the same failure its own way.
+    const dialect = request.routeOptions.config?.dialect;
+    if (!dialect) return reply.code(status).send(fail(message));
+    const answer = dialect.failure({ status, message, error });
+    return reply.code(answer.status).send(answer.body);
   });
 
   // Remember every route's path pattern, so a known path with the wrong method answers 405, not 404.
@@ -54,4 +49,21 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     return reply.code(404).send(fail(`No route for ${request.method} ${path}`));
   });
+}
+
+/** Mailroom's status for an error, and the sentence safe to show; unexpected errors are logged here, never shown. */
+function failureOf(error: FastifyError, request: FastifyRequest): { status: number; message: string } {
+  if (error instanceof AppError) {
+    // The caller sees the typed message only; the operator's log gets what caused it.
+    if (error.statusCode >= 500) request.log.error({ err: error.cause ?? error }, 'request failed');
+    return { status: error.statusCode, message: error.message };
+  }
+  if (error.validation) return { status: 400, message: error.message };
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    const message = FASTIFY_CLIENT_ERRORS[error.code] ?? (error instanceof SyntaxError ? FASTIFY_CLIENT_ERRORS.FST_ERR_CTP_INVALID_JSON_BODY! : 'Bad request');
+    return { status, message };
+  }
+  request.log.error({ err: error }, 'request failed');
+  return { status: 500, message: 'Internal server error' };
 }

@@ -2,7 +2,7 @@ import { NotFoundError } from '../errors.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import { formatMailbox } from '../services/email-address.js';
 import { tagsObject } from '../sending/tags.js';
-import { allRecipientsOf, bccOf, ccOf, replyToOf } from '../services/message-recipients.js';
+import { allRecipientsOf, bccOf, ccOf, replyToOf, toOf } from '../services/message-recipients.js';
 import type { DeliveryAttemptsTable, MessagesTable } from '../db/schema.js';
 import { attachmentView, attemptView, eventView, webhookDeliveryView, type AttachmentView, type AttemptView, type RecipientEventView, type WebhookDeliveryView } from './message-views.js';
 
@@ -144,6 +144,18 @@ export function createMessageDetailService(store: Store) {
     },
 
     content,
+
+    /** The message's mailboxes as written into its headers, each a list (the Resend-compatible view, compat/resend). */
+    async mailboxes(workspaceId: string, id: string): Promise<{ from: string; to: string[]; cc: string[]; bcc: string[]; reply_to: string[] }> {
+      const message = await messageOf(store, workspaceId, id);
+      return {
+        from: formatMailbox({ name: message.from_name, address: message.from_address }),
+        to: toOf(message).map(formatMailbox),
+        cc: ccOf(message).map(formatMailbox),
+        bcc: bccOf(message).map(formatMailbox),
+        reply_to: replyToOf(message).map(formatMailbox),
+      };
+    },
 
     /** The MIME as handed over, alone (the dashboard's download); 404 saying why when there is none. */
     async raw(workspaceId: string, id: string): Promise<{ id: string; raw: string }> {

@@ -91,9 +91,21 @@ const SEND_BATCH_SCHEMA = {
 /** Large send bodies read at once: two of the largest, or more smaller ones (http/body-budget.ts, bench:attachments). */
 export const SEND_BODY_BUDGET = 2 * SEND_BODY_LIMIT;
 
+const sendBudgets = new WeakMap<object, ReturnType<typeof createBodyBudget>>();
+
+/**
+ * The hooks of the one body budget every send route of an app draws on
+ * (/v1 and compat/resend alike): a send through either takes from the same memory.
+ */
+export function sendBodyBudgetHooks(app: { services: object }): ReturnType<typeof createBodyBudget>['hooks'] {
+  let budget = sendBudgets.get(app.services);
+  if (!budget) sendBudgets.set(app.services, (budget = createBodyBudget(SEND_BODY_BUDGET, SEND_BODY_LIMIT)));
+  return budget.hooks;
+}
+
 const sendRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  // One budget for both routes of this app: a batch and a send take from the same memory.
-  const { hooks } = createBodyBudget(SEND_BODY_BUDGET, SEND_BODY_LIMIT);
+  // One budget for the send routes of this app: a batch and a send take from the same memory.
+  const hooks = sendBodyBudgetHooks(app);
   app.post('/v1/send', { bodyLimit: SEND_BODY_LIMIT, ...hooks, schema: SEND_SCHEMA, config: { rateLimitClass: 'send', idempotent: true } }, async (request) =>
     ok(await app.services.send.accept(workspaceOf(request), request.body, keyDomainOf(request))),
   );

@@ -5,6 +5,7 @@ type Addressed = Pick<MessagesTable, 'recipients' | 'cc' | 'bcc'>;
 
 const list = (json: string | null): Mailbox[] => (json ? (JSON.parse(json) as Mailbox[]) : []);
 
+export const toOf = (message: Pick<MessagesTable, 'recipients'>): Mailbox[] => list(message.recipients);
 export const ccOf = (message: Pick<MessagesTable, 'cc'>): Mailbox[] => list(message.cc);
 export const bccOf = (message: Pick<MessagesTable, 'bcc'>): Mailbox[] => list(message.bcc);
 
@@ -14,7 +15,7 @@ export const bccOf = (message: Pick<MessagesTable, 'bcc'>): Mailbox[] => list(me
  * (inbound/return-path.ts): the order must never change for a stored message.
  */
 export function allRecipientsOf(message: Addressed): Mailbox[] {
-  return [...list(message.recipients), ...list(message.cc), ...list(message.bcc)];
+  return [...toOf(message), ...ccOf(message), ...bccOf(message)];
 }
 
 /** The Reply-To mailboxes: a JSON array, or one bare mailbox in rows written before migration 0015. */

@@ -9,6 +9,7 @@ import type { DeliveryWorker } from '../../src/delivery/delivery-worker.js';
 import type { ReturnPathSigner } from '../../src/inbound/return-path.js';
 import type { StoreKind } from '../../src/db/database.js';
 import { freshStore } from './test-store.js';
+import { checkResponsesAgainstOpenApi } from './openapi-drift.js';
 
 export interface TestApp {
   app: App;
@@ -50,6 +51,8 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   const runtime = await openRuntime(config, { worker: options.worker ?? false, webhooks: options.webhooks ?? false });
   const { db, store, services } = runtime;
   const app = await buildApp({ config, services });
+  // Every answer of a /v1 route is checked against the OpenAPI document: it cannot drift from what the API does.
+  const drift = checkResponsesAgainstOpenApi(app);
   await app.ready();
   const first = await services.workspaces.create('Test workspace');
   let closed = false;
@@ -84,6 +87,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       await app.close();
       await runtime.close();
       await fresh?.drop();
+      drift.assertNone();
     },
   };
 }

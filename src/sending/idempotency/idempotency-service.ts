@@ -15,6 +15,16 @@ export const MAX_KEY_LENGTH = 256;
 export const DIFFERENT_REQUEST = 'Idempotency-Key was already used with a different request';
 export const STILL_IN_FLIGHT = 'A request with this Idempotency-Key is still being processed; try again shortly';
 
+/** The key came with another request before: answering that one's response would answer the wrong request. */
+export class IdempotencyKeyReusedError extends ConflictError {
+  constructor() {
+    super(DIFFERENT_REQUEST);
+  }
+}
+
+/** A key outside 1–256 characters. */
+export class InvalidIdempotencyKeyError extends ValidationError {}
+
 /** The first request is still running: trying again in a moment finds its answer. */
 export class IdempotencyInFlightError extends ConflictError {
   override readonly retryAfterSeconds = 1;
@@ -45,7 +55,7 @@ export function createIdempotencyService(repo: IdempotencyRepository, options: I
     /** 1–256 characters, as the API promises; anything else answers 400 before a key is claimed. */
     checkKey(key: string): string {
       if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
-        throw new ValidationError(`Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters (got ${key.length})`);
+        throw new InvalidIdempotencyKeyError(`Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters (got ${key.length})`);
       }
       return key;
     },
@@ -72,7 +82,7 @@ export function createIdempotencyService(repo: IdempotencyRepository, options: I
 
         const row = await repo.find(workspaceId, key);
         if (!row) continue;
-        if (row.fingerprint !== fingerprint) throw new ConflictError(DIFFERENT_REQUEST);
+        if (row.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
         if (row.state === 'done') {
           return { kind: 'replay', response: { status: row.response_status ?? 200, headers: JSON.parse(row.response_headers ?? '{}'), body: row.response_body ?? '' } };
         }
