@@ -10,9 +10,9 @@ import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
+import { buildSdk, ROOT } from './helpers/sdk-dist.js';
 import { freshStore } from './helpers/test-store.js';
 
-const ROOT = join(import.meta.dirname, '..');
 const run = promisify(execFile);
 
 function sdkBlock(): string {
@@ -24,7 +24,7 @@ function sdkBlock(): string {
 
 describe('README: The SDK', () => {
   it('sends, lists the log and reads the statistics through the built SDK', async () => {
-    await run('npm', ['run', 'build', '--prefix', 'sdk'], { cwd: ROOT, timeout: 120_000 });
+    await buildSdk();
     const store = await freshStore();
     const app = await startServer(loadConfig({ ...store.env, LOG_LEVEL: 'silent', PORT: '0', INBOUND_SMTP_PORT: '0' }));
     try {
