@@ -10,26 +10,28 @@ import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { launchBrowser, type TestBrowser } from './helpers/browser.js';
 import { listenOnLoopback } from './helpers/listening-app.js';
-import { buildSdk, SDK_DIST } from './helpers/sdk-dist.js';
+import { buildSdk } from './helpers/sdk-dist.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 describe('the SDK in a browser', () => {
   let t: TestApp;
   let baseUrl: string;
   let chromium: TestBrowser;
+  let built: Awaited<ReturnType<typeof buildSdk>>;
   before(async () => {
-    await buildSdk();
+    built = await buildSdk();
     t = await createTestApp();
     baseUrl = await listenOnLoopback(t);
     chromium = await launchBrowser();
     // The package's files, served as if from Mailroom's own origin (the key stays same-origin: Mailroom sends no CORS headers).
     await chromium.page.route(`${baseUrl}/sdk/**`, (route) =>
-      route.fulfill({ contentType: 'text/javascript', body: readFileSync(join(SDK_DIST, new URL(route.request().url()).pathname.slice('/sdk/'.length))) }),
+      route.fulfill({ contentType: 'text/javascript', body: readFileSync(join(built.dir, new URL(route.request().url()).pathname.slice('/sdk/'.length))) }),
     );
   });
   after(async () => {
     await chromium.close();
     await t.close();
+    built.remove();
   });
 
   it('sends, lists the log and verifies a webhook in Chromium', async () => {

@@ -1,6 +1,6 @@
 /**
  * README's "The SDK" block runs as written against a fresh server in sandbox
- * mode, with the SDK built from this checkout's sdk/src (as `npm install` builds it).
+ * mode, with the SDK built from this checkout's sdk/src (as `npm install` builds sdk/dist).
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -24,13 +24,13 @@ function sdkBlock(): string {
 
 describe('README: The SDK', () => {
   it('sends, lists the log and reads the statistics through the built SDK', async () => {
-    await buildSdk();
+    const built = await buildSdk();
     const store = await freshStore();
     const app = await startServer(loadConfig({ ...store.env, LOG_LEVEL: 'silent', PORT: '0', INBOUND_SMTP_PORT: '0' }));
     try {
       const { port } = app.server.address() as { port: number };
-      // Only the port differs from the README: 3000 may be taken on a test machine.
-      const script = sdkBlock().replaceAll('http://127.0.0.1:3000', `http://127.0.0.1:${port}`);
+      // Only the port (3000 may be taken on a test machine) and where the build is differ from the README.
+      const script = sdkBlock().replaceAll('http://127.0.0.1:3000', `http://127.0.0.1:${port}`).replaceAll('./sdk/dist/', `${built.dir}/`);
       const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: { ...process.env, ...store.env }, encoding: 'utf8', timeout: 60_000 });
       // console.log breaks the statistics object over several lines.
       const [sent, logged, ...stats] = stdout.trim().split('\n');
@@ -41,6 +41,7 @@ describe('README: The SDK', () => {
     } finally {
       await app.close();
       await store.drop();
+      built.remove();
     }
   });
 });
