@@ -90,7 +90,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     await docs.register(swaggerUi, {
       routePrefix: DOCS_PREFIX,
       staticCSP: DOCS_CSP,
-      uiConfig: { deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0 },
+      // BaseLayout: the page without Swagger UI's top bar (Fastify's logo and a box to load other documents).
+      uiConfig: { layout: 'BaseLayout', deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0 },
+      theme: { title: 'Mailroom API reference' },
     });
   });
 }
