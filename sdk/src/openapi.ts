@@ -979,9 +979,9 @@ export interface operations {
     };
     listLogs: {
         parameters: {
-            query: {
-                limit: number;
-                offset: number;
+            query?: {
+                limit?: number;
+                offset?: number;
                 before?: string;
                 type?: "send" | "bounce" | "complaint";
                 status?: "sent" | "delivered" | "bounced" | "complained" | "suppressed" | "failed";
@@ -3853,9 +3853,9 @@ export interface operations {
     };
     listSuppressions: {
         parameters: {
-            query: {
-                limit: number;
-                offset: number;
+            query?: {
+                limit?: number;
+                offset?: number;
                 reason?: "hard_bounce" | "complaint" | "manual";
             };
             header?: never;

@@ -97,11 +97,19 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   });
 }
 
-/** Turns the responses.ts mark into OpenAPI's `required: true` on the header object (a header's schema cannot say it). */
+/**
+ * Turns the responses.ts mark into OpenAPI's `required: true` on the header
+ * object (a header's schema cannot say it), and leaves a query parameter with
+ * a default optional: the server fills it in (`limit`, `offset`), though the
+ * schema lists it as required so that the handler always has a value.
+ */
 function markAlwaysPresentHeaders<T>(document: T): T {
-  const paths = (document as { paths?: Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, HeaderObject> }> }>> }).paths ?? {};
+  const paths = (document as { paths?: Record<string, Record<string, OperationObject>> }).paths ?? {};
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) {
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in === 'query' && parameter.schema && 'default' in parameter.schema) parameter.required = false;
+      }
       for (const response of Object.values(operation.responses ?? {})) {
         for (const header of Object.values(response.headers ?? {})) {
           const marked = (header.schema as Record<symbol, unknown>)[ALWAYS_PRESENT] === true;
@@ -112,6 +120,11 @@ function markAlwaysPresentHeaders<T>(document: T): T {
     }
   }
   return document;
+}
+
+interface OperationObject {
+  parameters?: { in: string; required?: boolean; schema?: object }[];
+  responses?: Record<string, { headers?: Record<string, HeaderObject> }>;
 }
 
 interface HeaderObject {
