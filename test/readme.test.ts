@@ -22,7 +22,7 @@ function firstSendBlock(): string {
 describe('README', () => {
   it('runs the first send as written against a fresh server in sandbox mode', async () => {
     const store = await freshStore();
-    const app = await startServer(loadConfig({ ...store.env, LOG_LEVEL: 'silent', PORT: '0', INBOUND_SMTP_PORT: '0' }));
+    const app = await startServer(loadConfig({ ...store.env, LOG_LEVEL: 'silent', PORT: '0', INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0' }));
     try {
       const { port } = app.server.address() as { port: number };
       // Only the port differs from the README: 3000 may be taken on a test machine.
