@@ -11,6 +11,8 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { openRuntime } from '../src/server.js';
 import { SUBMISSION_MAX_MESSAGE_BYTES } from '../src/submission/submission-server.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 import { waitFor } from './helpers/wait-for.js';
@@ -250,6 +252,13 @@ describe('SMTP submission refusals', () => {
     assert.deepEqual(info.rejected, ['r50@example.com']);
     assert.match((info.rejectedErrors?.[0] as { response?: string } | undefined)?.response ?? '', /^452 4\.5\.3 Too many recipients/);
     assert.equal((await entriesOf(queuedId(info.response))).length, 50);
+  });
+
+  it('stops a start whose SUBMISSION_PORT is taken, naming the variable', async () => {
+    const config = loadConfig({ ...t.storeEnv, LOG_LEVEL: 'silent', SUBMISSION_PORT: String(port) });
+    await assert.rejects(openRuntime(config, { submission: true }), (error: unknown) =>
+      error instanceof ConfigError && error.message === `Cannot listen on SUBMISSION_PORT ${port} at 127.0.0.1 (EADDRINUSE)`,
+    );
   });
 
   it('answers 552 5.3.4 to attachments over 40 MB', async () => {
