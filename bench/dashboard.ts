@@ -127,7 +127,7 @@ async function main(): Promise<number> {
     const email = createUser(env, workspaceId);
 
     const port = await freePort();
-    const mailroom = startChild('mailroom', ['bin/mailroom.js', 'serve'], { ...process.env, ...env, HOST, PORT: String(port), INBOUND_SMTP_PORT: String(await freePort()) });
+    const mailroom = startChild('mailroom', ['bin/mailroom.js', 'serve'], { ...process.env, ...env, HOST, PORT: String(port), INBOUND_SMTP_PORT: String(await freePort()), SUBMISSION_PORT: '0' });
     const base = `http://${HOST}:${port}`;
     await waitReady(mailroom, base);
     chromium = await launchBrowser();

@@ -163,7 +163,7 @@ async function main(): Promise<number> {
     await printPlans(env, workspaceId, sample, now);
 
     const port = await freePort();
-    const mailroom = startChild('mailroom', ['bin/mailroom.js', 'serve'], { ...process.env, ...env, HOST, PORT: String(port), INBOUND_SMTP_PORT: String(await freePort()) });
+    const mailroom = startChild('mailroom', ['bin/mailroom.js', 'serve'], { ...process.env, ...env, HOST, PORT: String(port), INBOUND_SMTP_PORT: String(await freePort()), SUBMISSION_PORT: '0' });
     const base = `http://${HOST}:${port}`;
     await waitReady(mailroom, base);
     const figures: Figures[] = [];

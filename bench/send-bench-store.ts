@@ -45,6 +45,7 @@ export async function openSendBenchStore(extraEnv: Record<string, string> = {}):
       RATE_LIMIT_SEND_PER_MIN: '100000000',
       RATE_LIMIT_OTHER_PER_MIN: '100000000',
       INBOUND_SMTP_PORT: '0',
+      SUBMISSION_PORT: '0',
       PORT: '0',
       ...extraEnv,
     };

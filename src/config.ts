@@ -40,6 +40,10 @@ const EnvSchema = Type.Object({
   INBOUND_SMTP_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 2525 }),
   INBOUND_SMTP_HOST: Type.Optional(Type.String({ minLength: 1 })),
   INBOUND_COMPLAINT_ADDRESS: Type.Optional(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$' })),
+  SUBMISSION_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 587 }),
+  SUBMISSION_TLS_CERT: Type.Optional(Type.String({ minLength: 1 })),
+  SUBMISSION_TLS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  SUBMISSION_ALLOW_INSECURE_AUTH: Type.Boolean({ default: false }),
   DNS_SERVERS: Type.Optional(Type.String()),
   RATE_LIMIT_SEND_PER_MIN: Type.Integer({ minimum: 1, default: 30 }),
   RATE_LIMIT_OTHER_PER_MIN: Type.Integer({ minimum: 1, default: 60 }),
@@ -82,6 +86,7 @@ export interface Config {
   worker: WorkerSettings;
   retry: RetryPolicy;
   inbound: InboundSettings;
+  submission: SubmissionSettings;
   /** Resolvers for domain verification, as `ip` or `ip:port`; empty means the system's. */
   dnsServers: string[];
   rateLimits: { sendPerMinute: number; otherPerMinute: number };
@@ -130,6 +135,19 @@ export interface InboundSettings {
   complaintAddress: string;
 }
 
+export interface SubmissionSettings {
+  /** Port of the SMTP submission server (applications sending through Mailroom); 0: none. */
+  port: number;
+  host: string;
+  /** PEM files of the STARTTLS certificate and its key, read at start; both unset: a self-signed one is made. */
+  tlsCertPath: string | undefined;
+  tlsKeyPath: string | undefined;
+  /** Whether AUTH is taken before STARTTLS (the API key then crosses the network in clear). */
+  allowInsecureAuth: boolean;
+  /** The name the server greets with and its generated certificate is made for. */
+  hostname: string;
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -152,6 +170,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = converted as Env;
   if (parsed.MAILROOM_PROVIDER === 'smtp' && parsed.SMTP_URL === undefined) {
     throw new ConfigError('Invalid configuration: SMTP_URL is required when MAILROOM_PROVIDER is smtp');
+  }
+  if ((parsed.SUBMISSION_TLS_CERT === undefined) !== (parsed.SUBMISSION_TLS_KEY === undefined)) {
+    const missing = parsed.SUBMISSION_TLS_CERT === undefined ? 'SUBMISSION_TLS_CERT' : 'SUBMISSION_TLS_KEY';
+    throw new ConfigError(`Invalid configuration: ${missing} is required when ${missing === 'SUBMISSION_TLS_CERT' ? 'SUBMISSION_TLS_KEY' : 'SUBMISSION_TLS_CERT'} is set (give both, or neither for a self-signed certificate)`);
   }
   return {
     host: parsed.HOST,
@@ -176,6 +198,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       port: parsed.INBOUND_SMTP_PORT,
       host: parsed.INBOUND_SMTP_HOST ?? parsed.HOST,
       complaintAddress: (parsed.INBOUND_COMPLAINT_ADDRESS ?? `complaints@${parsed.MAILROOM_HOSTNAME ?? hostname()}`).toLowerCase(),
+    },
+    submission: {
+      port: parsed.SUBMISSION_PORT,
+      host: parsed.HOST,
+      tlsCertPath: parsed.SUBMISSION_TLS_CERT === undefined ? undefined : resolve(parsed.SUBMISSION_TLS_CERT),
+      tlsKeyPath: parsed.SUBMISSION_TLS_KEY === undefined ? undefined : resolve(parsed.SUBMISSION_TLS_KEY),
+      allowInsecureAuth: parsed.SUBMISSION_ALLOW_INSECURE_AUTH,
+      hostname: parsed.MAILROOM_HOSTNAME ?? hostname(),
     },
     retry: {
       baseMs: parsed.DELIVERY_RETRY_BASE_MS,

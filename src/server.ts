@@ -9,6 +9,7 @@ import { createDeliveryWorker, type DeliveryWorker } from './delivery/delivery-w
 import { createProvider } from './delivery/providers.js';
 import { createThreadedMessageBuilder } from './delivery/threaded-message-builder.js';
 import { startInboundReceiver, type InboundReceiver } from './inbound/inbound-receiver.js';
+import { startSubmissionServer, type SubmissionServer } from './submission/submission-server.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 import { endpointPreparer } from './webhooks/webhook-endpoint.js';
 import { createInboundReportService } from './services/inbound-report-service.js';
@@ -56,6 +57,8 @@ export interface Runtime {
   inbound: InboundReceiver | undefined;
   /** The webhook dispatcher, when asked for. */
   webhooks: WebhookDispatcher | undefined;
+  /** The SMTP submission server, when asked for and SUBMISSION_PORT is not 0. */
+  submission: SubmissionServer | undefined;
   /** Signs and checks return paths with the installation's key (kept in the store). */
   returnPaths: ReturnPathSigner;
   /** Once no request is in flight: stops the worker and the send writer, then closes the store (its pool) and Redis. */
@@ -69,6 +72,8 @@ export interface RuntimeOptions {
   inbound?: boolean;
   /** Run the webhook dispatcher in this process (where the delivery worker runs). */
   webhooks?: boolean;
+  /** Run the SMTP submission server in this process (serve: unless SUBMISSION_PORT=0). */
+  submission?: boolean;
 }
 
 /** The log of everything but HTTP requests (Fastify keeps its own): the worker's, in `serve` and `worker`. */
@@ -166,6 +171,27 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     rateLimiter: redis ? createRedisRateLimiter(redis, config.redisKeyPrefix) : createMemoryRateLimiter(),
     healthChecks: redis ? { redis: () => redis.ping() } : {},
   });
+  let submission: SubmissionServer | undefined;
+  async function closeRuntime() {
+    await Promise.all([inbound?.close(), submission?.close()]);
+    // Both wait for work in flight (each within its own bound): side by side, not one after the other.
+    await Promise.all([worker?.stop(), webhooks?.stop()]);
+    await sendWriter.close();
+    await checkpointer?.stop();
+    await db.destroy();
+    redis?.disconnect();
+  }
+  submission =
+    options.submission && config.submission.port !== 0
+      ? await startSubmissionServer(
+          config.submission,
+          { authenticate: services.apiKeys.authenticate, rateLimiter: services.rateLimiter, limits: config.rateLimits, accept: services.send.accept },
+          createLogger(config).child({ component: 'submission' }),
+        ).catch(async (error: unknown) => {
+          await closeRuntime();
+          throw error;
+        })
+      : undefined;
   return {
     db,
     store,
@@ -173,22 +199,15 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     worker,
     inbound,
     webhooks,
+    submission,
     returnPaths,
-    async close() {
-      await inbound?.close();
-      // Both wait for work in flight (each within its own bound): side by side, not one after the other.
-      await Promise.all([worker?.stop(), webhooks?.stop()]);
-      await sendWriter.close();
-      await checkpointer?.stop();
-      await db.destroy();
-      redis?.disconnect();
-    },
+    close: closeRuntime,
   };
 }
 
 /** `mailroom serve`: the API on HOST:PORT until `close()`, which drains in-flight requests, then closes the store. */
 export async function startServer(config: Config): Promise<App> {
-  const runtime = await openRuntime(config, { worker: config.worker.enabled, webhooks: config.worker.enabled, inbound: true });
+  const runtime = await openRuntime(config, { worker: config.worker.enabled, webhooks: config.worker.enabled, inbound: true, submission: true });
   try {
     const app = await buildApp({ config, services: runtime.services });
     app.addHook('onClose', () => runtime.close());

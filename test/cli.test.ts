@@ -104,6 +104,8 @@ describe('the mailroom command', () => {
     [{ WORKER_LEASE_MS: '10' }, 'Invalid configuration: WORKER_LEASE_MS must be an integer of at least 1000 (got "10")'],
     [{ INBOUND_COMPLAINT_ADDRESS: 'complaints' }, 'Invalid configuration: INBOUND_COMPLAINT_ADDRESS must be an e-mail address (got "complaints")'],
     [{ INBOUND_SMTP_PORT: '99999' }, 'Invalid configuration: INBOUND_SMTP_PORT must be an integer from 0 to 65535 (got "99999")'],
+    [{ SUBMISSION_PORT: '99999' }, 'Invalid configuration: SUBMISSION_PORT must be an integer from 0 to 65535 (got "99999")'],
+    [{ SUBMISSION_TLS_CERT: '/etc/mailroom/cert.pem' }, 'Invalid configuration: SUBMISSION_TLS_KEY is required when SUBMISSION_TLS_CERT is set (give both, or neither for a self-signed certificate)'],
     [{ DELIVERY_MAX_ATTEMPTS: '0' }, 'Invalid configuration: DELIVERY_MAX_ATTEMPTS must be an integer from 1 to 100 (got "0")'],
     [{ RATE_LIMIT_SEND_PER_MIN: '0' }, 'Invalid configuration: RATE_LIMIT_SEND_PER_MIN must be an integer of at least 1 (got "0")'],
     [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false (got "maybe")'],

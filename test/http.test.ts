@@ -90,7 +90,7 @@ describe('a real listening server', () => {
     const env = { ...store.env, LOG_LEVEL: 'silent' };
     const created = mailroomCommand(['workspace', 'create', '--name', 'Listen', '--json'], env);
     const { api_key: apiKey } = JSON.parse(created.stdout);
-    const app = await startServer(loadConfig({ ...env, PORT: '0', INBOUND_SMTP_PORT: '0' }));
+    const app = await startServer(loadConfig({ ...env, PORT: '0', INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0' }));
     try {
       const { port } = app.server.address() as { port: number };
       const base = `http://127.0.0.1:${port}`;

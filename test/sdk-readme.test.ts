@@ -26,7 +26,7 @@ describe('README: The SDK', () => {
   it('sends, lists the log and reads the statistics through the built SDK', async () => {
     const built = await buildSdk();
     const store = await freshStore();
-    const app = await startServer(loadConfig({ ...store.env, LOG_LEVEL: 'silent', PORT: '0', INBOUND_SMTP_PORT: '0' }));
+    const app = await startServer(loadConfig({ ...store.env, LOG_LEVEL: 'silent', PORT: '0', INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0' }));
     try {
       const { port } = app.server.address() as { port: number };
       // Only the port (3000 may be taken on a test machine) and where the build is differ from the README.

@@ -19,7 +19,14 @@ const OWNED = new Set([
 ]);
 const OWNED_PREFIXES = ['content-', 'resent-'];
 
-const isOwned = (lower: string) => OWNED.has(lower) || OWNED_PREFIXES.some((prefix) => lower.startsWith(prefix));
+/** Whether Mailroom writes this header itself (name compared case-insensitively), so a caller may not give it. */
+export const isMailroomHeader = (name: string) => {
+  const lower = name.toLowerCase();
+  return OWNED.has(lower) || OWNED_PREFIXES.some((prefix) => lower.startsWith(prefix));
+};
+
+/** The refusal of a header given twice; also said by the ways in that read headers from a message (submission/). */
+export const headerGivenTwice = (name: string) => `headers: ${name} is given twice (header names are case-insensitive)`;
 
 /** Checks the `headers` object of a send; returns [name, value] pairs in request order. */
 export function parseCustomHeaders(input: Record<string, string> | null | undefined): [string, string][] {
@@ -34,8 +41,8 @@ export function parseCustomHeaders(input: Record<string, string> | null | undefi
     if (!FIELD_NAME.test(name) || name.length > MAX_NAME_LENGTH) {
       throw new ValidationError(`headers: ${JSON.stringify(name)} is not a valid header name (printable ASCII without spaces or colons)`);
     }
-    if (isOwned(lower)) throw new ValidationError(`headers: ${name} is set by Mailroom and cannot be given`);
-    if (seen.has(lower)) throw new ValidationError(`headers: ${name} is given twice (header names are case-insensitive)`);
+    if (isMailroomHeader(lower)) throw new ValidationError(`headers: ${name} is set by Mailroom and cannot be given`);
+    if (seen.has(lower)) throw new ValidationError(headerGivenTwice(name));
     seen.add(lower);
     if (VALUE_CONTROL_CHARACTERS.test(value)) throw new ValidationError(`headers: ${name} must not contain line breaks or control characters`);
     if (value.length > MAX_VALUE_LENGTH) throw new ValidationError(`headers: ${name} must be at most ${MAX_VALUE_LENGTH} characters long`);

@@ -12,7 +12,9 @@
  *   dynamicmaps.cf) stays the shared /etc/postfix, read-only.
  * - master.cf is written from scratch: no chroot (Debian's stock master.cf
  *   chroots into the queue directory, which then needs copies of
- *   /etc/resolv.conf and friends), no port 25, no pickup/local/tlsmgr.
+ *   /etc/resolv.conf and friends), no port 25, no pickup/local. tlsmgr is
+ *   there for the smtp client's TLS (relayAuth): without it the client
+ *   finds no entropy and turns TLS off.
  * - data_directory must be owned by the `postfix` user: it is left for
  *   `postfix start` (post-install create-missing) to create.
  * - The temp dir is made world-searchable so the daemons can reach the
@@ -56,6 +58,12 @@ export interface PostfixOptions {
    * `smtpd_relay_restrictions = permit_mynetworks, reject` refuse Mailroom: "554 5.7.1 …: Relay access denied".
    */
   mynetworks?: string;
+  /**
+   * Credentials for the relayhost: Postfix then requires TLS to it (`smtp_tls_security_level = encrypt`, the
+   * certificate not verified) and authenticates with SASL PLAIN or LOGIN (Debian's libsasl2-modules), as an
+   * application's MTA relays through Mailroom's SMTP submission.
+   */
+  relayAuth?: { username: string; password: string };
 }
 
 export interface PostfixInstance {
@@ -128,7 +136,12 @@ export async function startPostfix(options: PostfixOptions): Promise<PostfixInst
   const maillog = () => readLog() || '(no maillog yet)';
   await mkdir(etc);
   await mkdir(join(dir, 'queue')); // root-owned; postfix start creates its subdirectories (and data/)
-  await writeConfig(join(etc, 'main.cf'), mainCf(dir, options.relayPort, transports.length > 0, options.mynetworks ?? '127.0.0.0/8'));
+  await writeConfig(join(etc, 'main.cf'), mainCf(dir, options.relayPort, transports.length > 0, options.mynetworks ?? '127.0.0.0/8', options.relayAuth !== undefined));
+  if (options.relayAuth) {
+    const { username, password } = options.relayAuth;
+    if (!/^\S+$/.test(username) || !/^\S+$/.test(password)) throw new Error('relayAuth must have no whitespace');
+    await writeConfig(join(etc, 'sasl_passwd'), `[127.0.0.1]:${options.relayPort} ${username}:${password}\n`);
+  }
   if (transports.length > 0) await writeConfig(join(etc, 'transport'), transports.map(([domain, nexthop]) => `${domain} ${nexthop}\n`).join(''));
 
   let port = 0;
@@ -180,7 +193,7 @@ async function writeConfig(path: string, text: string): Promise<void> {
   await utimes(path, past, past);
 }
 
-function mainCf(dir: string, relayPort: number, withTransports: boolean, mynetworks: string): string {
+function mainCf(dir: string, relayPort: number, withTransports: boolean, mynetworks: string, withRelayAuth: boolean): string {
   const lines = [
     '# Written by test/helpers/postfix.ts: a private instance, nothing shared with /etc/postfix but meta_directory.',
     'compatibility_level = 3.6',
@@ -204,6 +217,15 @@ function mainCf(dir: string, relayPort: number, withTransports: boolean, mynetwo
     'biff = no',
     `relayhost = [127.0.0.1]:${relayPort}`,
     withTransports ? `transport_maps = texthash:${dir}/etc/transport` : '',
+    ...(withRelayAuth
+      ? [
+          'smtp_sasl_auth_enable = yes',
+          `smtp_sasl_password_maps = texthash:${dir}/etc/sasl_passwd`,
+          'smtp_sasl_security_options = noanonymous',
+          'smtp_sasl_tls_security_options = noanonymous',
+          'smtp_tls_security_level = encrypt',
+        ]
+      : []),
     'smtpd_relay_restrictions = permit_mynetworks, reject',
     'smtpd_recipient_restrictions =',
     // No DNS: next hops are bracketed addresses, and the clients' own names are not looked up.
@@ -246,6 +268,7 @@ lmtp      unix  -       -       n       -       -       lmtp
 anvil     unix  -       -       n       -       1       anvil
 scache    unix  -       -       n       -       1       scache
 postlog   unix-dgram n  -       n       -       1       postlogd
+tlsmgr    unix  -       -       n       1000?   1       tlsmgr
 `;
 }
 

@@ -19,8 +19,8 @@ export interface ServeProcess {
 
 /** `mailroom serve` as a real process on a free port; resolves once it logs where it listens. */
 export async function startServe(env: Record<string, string>): Promise<ServeProcess> {
-  // No inbound receiver unless the test asks for one on a port of its own (its default, 2525, is shared).
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, INBOUND_SMTP_PORT: '0', ...env, PORT: '0', LOG_LEVEL: 'info' } });
+  // No inbound receiver or submission server unless the test asks for one on a port of its own (their defaults, 2525 and 587, are shared).
+  const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0', ...env, PORT: '0', LOG_LEVEL: 'info' } });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {

@@ -8,6 +8,8 @@ import type { Services } from '../../src/services/index.js';
 import type { DeliveryWorker } from '../../src/delivery/delivery-worker.js';
 import type { ReturnPathSigner } from '../../src/inbound/return-path.js';
 import type { StoreKind } from '../../src/db/database.js';
+import type { SubmissionServer } from '../../src/submission/submission-server.js';
+import { freePort } from './free-port.js';
 import { freshStore } from './test-store.js';
 import { checkResponsesAgainstOpenApi } from './openapi-drift.js';
 
@@ -21,6 +23,8 @@ export interface TestApp {
   worker: DeliveryWorker | undefined;
   /** Signs and checks return paths with the store's key, as the worker and the inbound receiver do. */
   returnPaths: ReturnPathSigner;
+  /** The SMTP submission server, when the app was asked to run one (on SUBMISSION_PORT, 0 by default here: a free port). */
+  submission: SubmissionServer | undefined;
   /** Environment naming this app's store: give it to another app (or process) to share the store. */
   storeEnv: Record<string, string>;
   workspaceId: string;
@@ -41,14 +45,16 @@ export interface TestAppOptions {
   worker?: boolean;
   /** Run the webhook dispatcher in the app's process, as `serve` does. */
   webhooks?: boolean;
+  /** Run the SMTP submission server, as `serve` does: on SUBMISSION_PORT when the env gives one, else on a free port. */
+  submission?: boolean;
 }
 
 /** The real app on a fresh store of its own (SQLite in a temp dir, or a new PostgreSQL database). */
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const fresh = options.shareStoreWith ? undefined : await freshStore(options.store);
   const storeEnv = options.shareStoreWith?.storeEnv ?? fresh!.env;
-  const config = loadConfig({ ...storeEnv, LOG_LEVEL: 'silent', ...env });
-  const runtime = await openRuntime(config, { worker: options.worker ?? false, webhooks: options.webhooks ?? false });
+  const config = loadConfig({ ...storeEnv, LOG_LEVEL: 'silent', ...(options.submission ? { SUBMISSION_PORT: String(await freePort()) } : {}), ...env });
+  const runtime = await openRuntime(config, { worker: options.worker ?? false, webhooks: options.webhooks ?? false, submission: options.submission ?? false });
   const { db, store, services } = runtime;
   const app = await buildApp({ config, services });
   // Every answer of a /v1 route is checked against the OpenAPI document: it cannot drift from what the API does.
@@ -65,6 +71,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     services,
     worker: runtime.worker,
     returnPaths: runtime.returnPaths,
+    submission: runtime.submission,
     storeEnv,
     workspaceId: first.workspace_id,
     apiKey: first.api_key,
