@@ -185,7 +185,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     options.submission && config.submission.port !== 0
       ? await startSubmissionServer(
           config.submission,
-          { authenticate: services.apiKeys.authenticate, rateLimiter: services.rateLimiter, limits: config.rateLimits, accept: services.send.accept },
+          { authenticate: services.apiKeys.authenticate, rateLimiter: services.rateLimiter, limits: config.rateLimits, accept: services.send.accept, memory: services.sendMemory },
           createLogger(config).child({ component: 'submission' }),
         ).catch(async (error: unknown) => {
           await closeRuntime();

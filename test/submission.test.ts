@@ -13,6 +13,7 @@ import nodemailer, { type SendMailOptions } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { openRuntime } from '../src/server.js';
+import { SEND_MEMORY_BUDGET } from '../src/sending/send-memory.js';
 import { SUBMISSION_MAX_MESSAGE_BYTES } from '../src/submission/submission-server.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 import { waitFor } from './helpers/wait-for.js';
@@ -194,6 +195,25 @@ describe('SMTP submission refusals', () => {
     const info = await submit(port, sending, mail(), { auth: { user: 'mailroom', pass: sending, method: 'LOGIN' } });
     const id = queuedId(info.response);
     assert.deepEqual(await entriesOf(id), [{ recipient: 'ann@example.com', status: 'sent', error: null }]);
+  });
+
+  it('reads a large message on only once the memory the HTTP send routes share has room for it', async () => {
+    const key = (await t.call('POST', '/v1/api-keys', { body: { name: 'memory' } })).json().data.key as string;
+    const memory = t.services.sendMemory;
+    // Held as two large HTTP sends in flight would hold it.
+    const giveBack = await memory.acquire(SEND_MEMORY_BUDGET);
+    let settled = false;
+    const sending = submit(port, key, mail({ subject: 'Large', attachments: [{ filename: 'big.bin', content: randomBytes(3 * 1024 * 1024) }] })).finally(() => {
+      settled = true;
+    });
+    await waitFor(async () => memory.state().waiting === 1, 'the large message to wait for its share');
+    assert.equal(settled, false);
+    assert.equal((await t.db.selectFrom('messages').select('id').where('subject', '=', 'Large').execute()).length, 0);
+    giveBack();
+    const id = queuedId((await sending).response);
+    assert.deepEqual(await entriesOf(id), [{ recipient: 'ann@example.com', status: 'sent', error: null }]);
+    await waitFor(async () => memory.state().holders === 0, 'its share to be given back');
+    assert.deepEqual(memory.state(), { held: 0, holders: 0, waiting: 0 });
   });
 
   it('answers 535 5.7.8 to a wrong key or another user name', async () => {

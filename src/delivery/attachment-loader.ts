@@ -1,5 +1,6 @@
 import type { MessageAttachmentsTable } from '../db/schema.js';
 import type { AttachmentsRepository } from '../sending/attachments/attachments-repository.js';
+import { createByteBudget } from '../byte-budget.js';
 
 /**
  * Bytes of attachments a worker holds at once while building and handing
@@ -22,34 +23,10 @@ export interface AttachmentLoader {
 
 /** Reads attachments for the worker within a byte budget (FIFO: a large message is not starved by small ones). */
 export function createAttachmentLoader(repo: Pick<AttachmentsRepository, 'listWithContent'>, budget = ATTACHMENT_BUDGET_BYTES): AttachmentLoader {
-  let held = 0;
-  let holders = 0;
-  const waiting: { bytes: number; go(): void }[] = [];
-
-  const fits = (bytes: number) => holders === 0 || held + bytes <= budget;
-  const admit = () => {
-    while (waiting.length > 0 && fits(waiting[0]!.bytes)) {
-      const next = waiting.shift()!;
-      held += next.bytes;
-      holders++;
-      next.go();
-    }
-  };
-
+  const memory = createByteBudget(budget);
   return {
     async load(messageId, bytes) {
-      await new Promise<void>((go) => {
-        waiting.push({ bytes, go });
-        admit();
-      });
-      let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        held -= bytes;
-        holders--;
-        admit();
-      };
+      const release = await memory.acquire(bytes);
       try {
         return { rows: await repo.listWithContent(messageId), release };
       } catch (error) {

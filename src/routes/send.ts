@@ -3,20 +3,13 @@ import { Type } from 'typebox';
 import { keyDomainOf, workspaceOf } from '../http/api-guard.js';
 import { createBodyBudget } from '../http/body-budget.js';
 import { ok } from '../http/envelope.js';
-import { MAX_ATTACHMENT_BYTES } from '../sending/attachments/attachment-rules.js';
+import { SEND_BODY_LIMIT } from '../sending/send-memory.js';
+import type { Services } from '../services/index.js';
 import { IDEMPOTENCY_HEADER } from '../sending/idempotency/idempotency-hooks.js';
 import { apiResponses, BODY_ERRORS } from '../openapi/index.js';
 
-/**
- * The body limit of POST /v1/send and /v1/send/batch: every other route's
- * (10 MiB, for the HTML, text and the rest), plus 40 MB of attachments in
- * base64 with a line break every 76 characters, as JSON escapes it (80
- * characters for every 57 bytes): 66 MiB, rounded up to 70 MiB. A batch
- * carries no more attachment bytes than one send (send-service.ts), so it
- * shares the limit: one request never buffers more than one send's worth.
- */
-export const SEND_BODY_LIMIT = 70 * 1024 * 1024;
-if (SEND_BODY_LIMIT < 10 * 1024 * 1024 + Math.ceil(MAX_ATTACHMENT_BYTES / 57) * 80) throw new Error('SEND_BODY_LIMIT is too small for MAX_ATTACHMENT_BYTES');
+/** The body limit of the send routes (sending/send-memory.ts), re-exported for the routes beside them. */
+export { SEND_BODY_LIMIT };
 
 const OptionalText = Type.Optional(Type.Union([Type.String(), Type.Null()]));
 const OptionalAddresses = Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()]));
@@ -88,23 +81,16 @@ const SEND_BATCH_SCHEMA = {
   response: apiResponses({ 200: Type.Array(SendResult) }, SEND_RESPONSE_OPTIONS),
 };
 
-/** Large send bodies read at once: two of the largest, or more smaller ones (http/body-budget.ts, bench:attachments). */
-export const SEND_BODY_BUDGET = 2 * SEND_BODY_LIMIT;
-
-const sendBudgets = new WeakMap<object, ReturnType<typeof createBodyBudget>>();
-
 /**
- * The hooks of the one body budget every send route of an app draws on
- * (/v1 and compat/resend alike): a send through either takes from the same memory.
+ * Route hooks over the one memory budget every way in draws on (/v1,
+ * compat/resend and SMTP submission alike, services.sendMemory): a large send
+ * through any of them takes from the same memory.
  */
-export function sendBodyBudgetHooks(app: { services: object }): ReturnType<typeof createBodyBudget>['hooks'] {
-  let budget = sendBudgets.get(app.services);
-  if (!budget) sendBudgets.set(app.services, (budget = createBodyBudget(SEND_BODY_BUDGET, SEND_BODY_LIMIT)));
-  return budget.hooks;
+export function sendBodyBudgetHooks(app: { services: Pick<Services, 'sendMemory'> }): ReturnType<typeof createBodyBudget>['hooks'] {
+  return createBodyBudget(app.services.sendMemory, SEND_BODY_LIMIT).hooks;
 }
 
 const sendRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  // One budget for the send routes of this app: a batch and a send take from the same memory.
   const hooks = sendBodyBudgetHooks(app);
   app.post('/v1/send', { bodyLimit: SEND_BODY_LIMIT, ...hooks, schema: SEND_SCHEMA, config: { rateLimitClass: 'send', idempotent: true } }, async (request) =>
     ok(await app.services.send.accept(workspaceOf(request), request.body, keyDomainOf(request))),

@@ -18,6 +18,8 @@ import { createWebhookService } from './webhook-service.js';
 import { createWorkspaceService } from './workspace-service.js';
 import { createIdempotencyService } from '../sending/idempotency/idempotency-service.js';
 import { createCancelService } from '../sending/scheduling/cancel-service.js';
+import { createByteBudget } from '../byte-budget.js';
+import { SEND_MEMORY_BUDGET } from '../sending/send-memory.js';
 
 export interface ServiceOptions {
   rateLimiter?: RateLimiter;
@@ -52,6 +54,8 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     members: createMemberService(store),
     invitations: createInvitationService(store),
     rateLimiter,
+    /** The memory large sends may take at once, shared by every way in (sending/send-memory.ts). */
+    sendMemory: createByteBudget(SEND_MEMORY_BUDGET),
   };
 }
 

@@ -8,6 +8,8 @@ import type { RateLimiter } from '../services/rate-limiter.js';
 import { MAX_RECIPIENTS, type SendInput } from '../services/send-request.js';
 import type { SendResult } from '../services/send-service.js';
 import { MAX_ATTACHMENT_BYTES } from '../sending/attachments/attachment-rules.js';
+import type { ByteBudget } from '../byte-budget.js';
+import { SMALL_SEND_BYTES } from '../sending/send-memory.js';
 import { sendInputFromMail } from './mail-to-send.js';
 import { replyForError, smtpReply, SUBMISSION_REPLIES as R } from './replies.js';
 import { submissionCertificate } from './tls-certificate.js';
@@ -32,6 +34,8 @@ export interface SubmissionDeps {
   rateLimiter: RateLimiter;
   limits: Config['rateLimits'];
   accept(workspaceId: string, input: SendInput, keyDomainId: string | null): Promise<SendResult>;
+  /** The memory large sends may take at once, shared with the HTTP send routes (services.sendMemory). */
+  memory: ByteBudget;
 }
 
 export interface SubmissionServer {
@@ -41,6 +45,12 @@ export interface SubmissionServer {
 
 type Callback = (error?: Error | null) => void;
 const keyOf = (session: SMTPServerSession) => session.user as unknown as AuthenticatedKey;
+/** A large message's share of the memory budget: its declared SIZE (at least what has arrived), else the most a message may be. */
+const shareOf = (session: SMTPServerSession, arrived: number) => {
+  const args = session.envelope.mailFrom ? session.envelope.mailFrom.args : false;
+  const declared = Number(args ? args.SIZE : undefined);
+  return Number.isFinite(declared) && declared > 0 ? Math.min(Math.max(declared, arrived), SUBMISSION_MAX_MESSAGE_BYTES) : SUBMISSION_MAX_MESSAGE_BYTES;
+};
 const secondsUntil = (resetAt: number) => Math.max(1, resetAt - Math.floor(Date.now() / 1000));
 
 /**
@@ -95,22 +105,47 @@ export async function startSubmissionServer(
     onData(stream, session, callback: (error?: Error | null, message?: string) => void) {
       const chunks: Buffer[] = [];
       let bytes = 0;
+      let share: Promise<void> | undefined;
+      let release: (() => void) | undefined;
+      const answer = (error: Error | null, message?: string) => {
+        release?.();
+        callback(error, message);
+      };
       // Past the limit the rest is read and dropped (smtp-server only flags it): a client cannot fill memory.
       stream.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
         if (bytes <= SUBMISSION_MAX_MESSAGE_BYTES) chunks.push(chunk);
+        // A large message is read on only once the memory that every way in shares has room for it, as a
+        // large HTTP send is (sending/send-memory.ts); TCP holds the client back meanwhile.
+        if (share || bytes < SMALL_SEND_BYTES) return;
+        stream.pause();
+        share = deps.memory.acquire(shareOf(session, bytes), closedConnection(session)).then(
+          (give) => {
+            release = give;
+            stream.resume();
+          },
+          () => {}, // the connection went while it waited: nothing held, nothing to answer
+        );
       });
       stream.on('end', () => {
         if (bytes > SUBMISSION_MAX_MESSAGE_BYTES || stream.sizeExceeded) {
-          return callback(smtpReply(R.tooBig.code, R.tooBig.text(`at most ${SUBMISSION_MAX_MESSAGE_BYTES} bytes`)));
+          return answer(smtpReply(R.tooBig.code, R.tooBig.text(`at most ${SUBMISSION_MAX_MESSAGE_BYTES} bytes`)));
         }
         submit(Buffer.concat(chunks), session).then(
-          (message) => callback(null, message),
-          (error: Error) => callback(error),
+          (message) => answer(null, message),
+          (error: Error) => answer(error),
         );
       });
     },
+    onClose(session) {
+      closings.get(session.id)?.();
+      closings.delete(session.id);
+    },
   });
+
+  /** Settles when the connection of `session` closes: a message waiting for memory then leaves the queue. */
+  const closings = new Map<string, () => void>();
+  const closedConnection = (session: SMTPServerSession) => new Promise<void>((resolve) => closings.set(session.id, resolve));
 
   async function authenticate(auth: SMTPServerAuthentication, session: SMTPServerSession): Promise<AuthenticatedKey> {
     let key: AuthenticatedKey | null;
