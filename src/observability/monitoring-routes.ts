@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
+import { NotFoundError } from '../errors.js';
 import { bearerMatches, TOKEN_REQUIRED } from './metrics-token.js';
 import type { Metrics } from './metrics.js';
 
@@ -25,16 +26,16 @@ export function monitoringRoutes(config: Pick<Config, 'metrics'>, metrics: Metri
       return { status: 'ready' };
     });
 
-    // On the main port only behind METRICS_TOKEN: without one, /metrics does not exist here (404), and METRICS_PORT is the way.
+    // On the main port only behind METRICS_TOKEN: without one, /metrics answers as an unknown path does (404, not the
+    // API guard's 401 of a path it does not know), and METRICS_PORT is the way.
     const token = config.metrics.token;
-    if (metrics && token !== undefined) {
-      app.get(METRICS_PATH, QUIET, async (request, reply) => {
-        if (!bearerMatches(request.headers.authorization, token)) {
-          return reply.code(401).header('www-authenticate', 'Bearer realm="metrics"').type('text/plain; charset=utf-8').send(TOKEN_REQUIRED);
-        }
-        return reply.type(metrics.contentType).send(await metrics.scrape());
-      });
-    }
+    app.get(METRICS_PATH, QUIET, async (request, reply) => {
+      if (!metrics || token === undefined) throw new NotFoundError(`No route for GET ${METRICS_PATH}`);
+      if (!bearerMatches(request.headers.authorization, token)) {
+        return reply.code(401).header('www-authenticate', 'Bearer realm="metrics"').type('text/plain; charset=utf-8').send(TOKEN_REQUIRED);
+      }
+      return reply.type(metrics.contentType).send(await metrics.scrape());
+    });
   };
 }
 
