@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
@@ -143,5 +146,33 @@ describe('metrics access, probes and the request log', () => {
     const lines = serve.output().split('\n').filter((line) => line.trim() !== '');
     assert.ok(lines.some((line) => /INFO.*Server listening at http:\/\/127\.0\.0\.1:\d+/.test(line)), serve.output());
     for (const line of lines) assert.throws(() => JSON.parse(line), `not JSON: ${line}`);
+  });
+});
+
+/** The shell blocks under a README heading, in order, up to the next heading of its level. */
+function readmeShellBlocks(heading: string): string[] {
+  const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+  const start = readme.indexOf(`${heading}\n`);
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
+describe('README, "Monitoring"', () => {
+  it('runs its probes against a fresh server, and its scrape against one started with the token it names', async () => {
+    const [probes, scrapeBlock] = readmeShellBlocks('## Monitoring');
+    const token = /METRICS_TOKEN=(\S+) npm start/.exec(readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8'))?.[1];
+    assert.ok(probes && scrapeBlock && token);
+    const store = await freshStore();
+    const app = await startServer(loadConfig({ ...store.env, LOG_LEVEL: 'silent', PORT: '0', INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0', METRICS_TOKEN: token }));
+    try {
+      const { port } = app.server.address() as { port: number };
+      const run = async (script: string) =>
+        (await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script.replaceAll('http://127.0.0.1:3000', `http://127.0.0.1:${port}`)], { encoding: 'utf8', timeout: 30_000 })).stdout;
+      assert.equal(await run(probes), '{"status":"ok"}{"status":"ready"}');
+      assert.match(await run(scrapeBlock), /^mailroom_store_up 1$/m);
+    } finally {
+      await app.close();
+      await store.drop();
+    }
   });
 });
