@@ -20,6 +20,7 @@ import type { Services } from './services/index.js';
 import { registerIdempotency } from './sending/idempotency/index.js';
 import { RESEND_PREFIX, resendCompat } from './compat/resend/index.js';
 import { OPENAPI_PATH, registerOpenApi } from './openapi/index.js';
+import { answerRequestId, logDestination, monitoringRoutes, requestIdOptions, timeRequests } from './observability/index.js';
 
 /** HTML bodies can be large; this bounds what one request may make us buffer. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -44,7 +45,8 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
     // Fastify's request serializer logs no headers today; the redaction keeps
     // keys out of the log should a serializer or a debug line ever add them.
     // Tokens of invitation and setup links travel in URLs: the request serializer leaves them out.
-    logger: logger ?? { level: config.logLevel, redact: ['req.headers["x-api-key"]', 'req.headers.authorization'], serializers: { req: requestLogSerializer } },
+    logger: logger ?? { level: config.logLevel, redact: ['req.headers["x-api-key"]', 'req.headers.authorization'], serializers: { req: requestLogSerializer }, stream: logDestination(config) },
+    ...requestIdOptions,
     bodyLimit: MAX_BODY_BYTES,
     trustProxy: config.trustProxy,
     schemaErrorFormatter: formatValidationError,
@@ -59,6 +61,9 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   app.setValidatorCompiler(validatorCompiler);
   app.decorate('services', services);
   registerErrorHandling(app);
+  // First of the hooks, so every answer carries its id and is timed, refusals of the guard included.
+  answerRequestId(app);
+  if (services.metrics) timeRequests(app, services.metrics);
   refuseUnknownQueryParameters(app, [HEALTH_PATH, OPENAPI_PATH]);
   registerApiGuard(app, {
     authenticate: (key) => services.apiKeys.authenticate(key),
@@ -71,6 +76,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   await registerOpenApi(app);
 
   await app.register(healthRoutes);
+  await app.register(monitoringRoutes(config, services.metrics));
   await app.register(sendRoutes);
   await app.register(logRoutes);
   await app.register(statsRoutes);

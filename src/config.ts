@@ -27,6 +27,9 @@ const EnvSchema = Type.Object({
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   REDIS_KEY_PREFIX: Type.String({ minLength: 1, default: 'mailroom:' }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
+  LOG_FORMAT: Type.Enum(['json', 'pretty'], { default: 'json' }),
+  METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 0 }),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   MAILROOM_PROVIDER: Type.Enum(['sandbox', 'smtp'], { default: 'sandbox' }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^/]' })),
   SMTP_SMTPUTF8: Type.Boolean({ default: false }),
@@ -58,7 +61,7 @@ const EnvSchema = Type.Object({
 
 type Env = Static<typeof EnvSchema>;
 
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'MAILROOM_SECRET_KEY']);
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'MAILROOM_SECRET_KEY', 'METRICS_TOKEN']);
 
 export interface Config {
   host: string;
@@ -74,6 +77,9 @@ export interface Config {
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   logLevel: Env['LOG_LEVEL'];
+  /** `json` (one object per line, for machines) or `pretty` (pino-pretty, for people). */
+  logFormat: Env['LOG_FORMAT'];
+  metrics: MetricsSettings;
   provider: Env['MAILROOM_PROVIDER'];
   /** The relay of the `smtp` provider; set whenever `provider` is `smtp`. */
   smtpUrl: string | undefined;
@@ -107,6 +113,13 @@ export interface Config {
    */
   secretKey: KeyObject | undefined;
   webhooks: WebhookSettings;
+}
+
+export interface MetricsSettings {
+  /** A listener of its own for GET /metrics; 0: none. */
+  port: number;
+  /** The Bearer token GET /metrics asks for; when set, /metrics is also served on the main port. */
+  token: string | undefined;
 }
 
 export interface WebhookSettings {
@@ -185,6 +198,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: parsed.REDIS_URL,
     redisKeyPrefix: parsed.REDIS_KEY_PREFIX,
     logLevel: parsed.LOG_LEVEL,
+    logFormat: parsed.LOG_FORMAT,
+    metrics: { port: parsed.METRICS_PORT, token: parsed.METRICS_TOKEN },
     provider: parsed.MAILROOM_PROVIDER,
     smtpUrl: parsed.SMTP_URL,
     smtpUtf8: parsed.SMTP_SMTPUTF8,

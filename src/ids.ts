@@ -23,7 +23,7 @@ function pooledRandom(): () => number {
   };
 }
 
-export type IdPrefix = 'ws' | 'key' | 'dom' | 'msg' | 'log' | 'job' | 'att' | 'evt' | 'wh' | 'whd' | 'wha' | 'usr' | 'inv';
+export type IdPrefix = 'ws' | 'key' | 'dom' | 'msg' | 'log' | 'job' | 'att' | 'evt' | 'wh' | 'whd' | 'wha' | 'usr' | 'inv' | 'req';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${nextUlid().toLowerCase()}`;

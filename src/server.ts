@@ -1,8 +1,8 @@
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { buildApp, type App } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase, pingDatabase, storeKindOf, UnreachableError, type Db, type SqliteOptions } from './db/database.js';
-import { migrateToLatest } from './db/migrator.js';
+import { assertMigrated, migrateToLatest } from './db/migrator.js';
 import { startWalCheckpointer } from './db/wal-checkpointer.js';
 import { connectRedis } from './db/redis.js';
 import { createDeliveryWorker, type DeliveryWorker } from './delivery/delivery-worker.js';
@@ -20,6 +20,7 @@ import { createStore, type Store } from './repositories/index.js';
 import { createThreadedSendWriter } from './acceptance/threaded-send-writer.js';
 import { createServices, type Services } from './services/index.js';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './services/rate-limiter.js';
+import { createLogger as createConfiguredLogger, createMetrics, startMetricsListener, type Metrics } from './observability/index.js';
 
 /** Opens the store the configuration names and checks that it answers. */
 export async function openReachableDatabase(config: Config, sqliteOptions: SqliteOptions = {}): Promise<Db> {
@@ -61,6 +62,8 @@ export interface Runtime {
   submission: SubmissionServer | undefined;
   /** Signs and checks return paths with the installation's key (kept in the store). */
   returnPaths: ReturnPathSigner;
+  /** This process's metrics (GET /metrics). */
+  metrics: Metrics;
   /** Once no request is in flight: stops the worker and the send writer, then closes the store (its pool) and Redis. */
   close(): Promise<void>;
 }
@@ -77,8 +80,8 @@ export interface RuntimeOptions {
 }
 
 /** The log of everything but HTTP requests (Fastify keeps its own): the worker's, in `serve` and `worker`. */
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
-  return pino({ level: config.logLevel });
+export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>): Logger {
+  return createConfiguredLogger(config);
 }
 
 /**
@@ -86,10 +89,10 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
  * provider, building messages on a thread of their own. Stopping it closes
  * the provider and the builder thread too.
  */
-export function startDeliveryWorker(store: Store, config: Config, returnPaths: ReturnPathSigner): DeliveryWorker {
+export function startDeliveryWorker(store: Store, config: Config, returnPaths: ReturnPathSigner, metrics?: Metrics): DeliveryWorker {
   const provider = createProvider(config, store);
   const build = createThreadedMessageBuilder();
-  const worker = createDeliveryWorker({ store, provider, config, build, returnPaths, logger: createLogger(config).child({ component: 'worker' }) });
+  const worker = createDeliveryWorker({ store, provider, config, build, returnPaths, metrics, logger: createLogger(config).child({ component: 'worker' }) });
   worker.start();
   return {
     ...worker,
@@ -110,9 +113,10 @@ export async function openReturnPaths(store: Store, config: Pick<Config, 'secret
 export const WEBHOOK_POLL_MS = 250;
 
 /** The webhook dispatcher as `serve` and `worker` run it. */
-export function startWebhookDispatcher(store: Store, config: Config): WebhookDispatcher {
+export function startWebhookDispatcher(store: Store, config: Config, metrics?: Metrics): WebhookDispatcher {
   const dispatcher = createWebhookDispatcher({
     store,
+    metrics,
     retryBaseMs: config.webhooks.retryBaseMs,
     pollMs: Math.min(config.worker.pollMs, WEBHOOK_POLL_MS),
     prepare: endpointPreparer(config),
@@ -143,13 +147,15 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   // first: that thread opens the same file and expects the schema); PostgreSQL works in its own
   // processes, and the batching writer on this thread suffices.
   const sendWriter = sqlite ? createThreadedSendWriter(config.dataDir, { backgroundCheckpoints: true }) : createAcceptedSendWriter(store);
-  const worker = options.worker ? startDeliveryWorker(store, config, returnPaths) : undefined;
-  const webhooks = options.webhooks ? startWebhookDispatcher(store, config) : undefined;
+  // Provider trouble is counted by the worker, which starts after the metrics: read through it at scrape time.
+  const metrics = createMetrics({ db, troubleCounts: () => worker?.troubleCounts() ?? [] });
+  const worker = options.worker ? startDeliveryWorker(store, config, returnPaths, metrics) : undefined;
+  const webhooks = options.webhooks ? startWebhookDispatcher(store, config, metrics) : undefined;
   const inbound =
     options.inbound && config.inbound.port !== 0
       ? await startInboundReceiver(
           config.inbound,
-          createInboundReportService(store, returnPaths).record,
+          createInboundReportService(store, returnPaths, metrics).record,
           createLogger(config).child({ component: 'inbound' }),
           returnPaths,
         ).catch(
@@ -170,6 +176,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     ...(worker ? { onSendAccepted: () => worker.wake() } : {}),
     rateLimiter: redis ? createRedisRateLimiter(redis, config.redisKeyPrefix) : createMemoryRateLimiter(),
     healthChecks: redis ? { redis: () => redis.ping() } : {},
+    readinessChecks: { migrations: () => assertMigrated(db) },
+    metrics,
   });
   let submission: SubmissionServer | undefined;
   async function closeRuntime() {
@@ -185,7 +193,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     options.submission && config.submission.port !== 0
       ? await startSubmissionServer(
           config.submission,
-          { authenticate: services.apiKeys.authenticate, rateLimiter: services.rateLimiter, limits: config.rateLimits, accept: services.send.accept, memory: services.sendMemory },
+          { authenticate: services.apiKeys.authenticate, rateLimiter: services.rateLimiter, limits: config.rateLimits, accept: (workspaceId, input, keyDomainId) => services.send.accept(workspaceId, input, keyDomainId, 'smtp'), memory: services.sendMemory },
           createLogger(config).child({ component: 'submission' }),
         ).catch(async (error: unknown) => {
           await closeRuntime();
@@ -201,6 +209,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     webhooks,
     submission,
     returnPaths,
+    metrics,
     close: closeRuntime,
   };
 }
@@ -211,6 +220,7 @@ export async function startServer(config: Config): Promise<App> {
   try {
     const app = await buildApp({ config, services: runtime.services });
     app.addHook('onClose', () => runtime.close());
+    await listenForMetrics(app, config, runtime.metrics);
     // The first run: nobody can sign in yet, so the log holds the way in (people/setup-service.ts). Issued
     // before listening: nothing may be awaited between "listening" and the caller's signal handlers, or a
     // SIGTERM in that gap (a slow store) would end the process without a clean stop.
@@ -239,14 +249,32 @@ export async function startWorker(config: Config): Promise<{ log: Logger; stop()
     throw error;
   });
   const checkpointer = sqlite ? startWalCheckpointer(config.dataDir, log) : undefined;
-  const worker = startDeliveryWorker(store, config, returnPaths);
-  const webhooks = startWebhookDispatcher(store, config);
+  const metrics = createMetrics({ db, troubleCounts: () => worker.troubleCounts() });
+  const worker = startDeliveryWorker(store, config, returnPaths, metrics);
+  const webhooks = startWebhookDispatcher(store, config, metrics);
+  const metricsListener =
+    config.metrics.port !== 0
+      ? await startMetricsListener(config.host, config.metrics.port, metrics, config.metrics.token).catch(async (error: unknown) => {
+          await Promise.all([worker.stop(), webhooks.stop()]);
+          await checkpointer?.stop();
+          await db.destroy();
+          throw error;
+        })
+      : undefined;
   return {
     log,
     async stop() {
+      await metricsListener?.close();
       await Promise.all([worker.stop(), webhooks.stop()]);
       await checkpointer?.stop();
       await db.destroy();
     },
   };
+}
+
+/** METRICS_PORT: GET /metrics on a listener of its own, closed with the app. */
+async function listenForMetrics(app: App, config: Config, metrics: Metrics): Promise<void> {
+  if (config.metrics.port === 0) return;
+  const listener = await startMetricsListener(config.host, config.metrics.port, metrics, config.metrics.token);
+  app.addHook('onClose', () => listener.close());
 }

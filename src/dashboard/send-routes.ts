@@ -17,6 +17,6 @@ export const sendRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.post('/workspaces/:workspaceId/send', { schema: { params: WorkspaceParams, body: SendBody }, config: { ability: 'configure' } }, async (request) =>
-    ok(await send.accept(workspaceIdOf(request), request.body)),
+    ok(await send.accept(workspaceIdOf(request), request.body, null, 'dashboard')),
   );
 };

@@ -27,6 +27,21 @@ export function storeKindOfDb(db: Kysely<any>): StoreKind {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
+/** A store's connections now: the PostgreSQL pool's, or the embedded store's one connection (see sqlite-dialect.ts). */
+export interface PoolUse {
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+}
+
+const poolUses = new WeakMap<Db, () => PoolUse>();
+
+/** How the store's connections are used now (for the metrics). */
+export function poolUseOf(db: Db): PoolUse | undefined {
+  return poolUses.get(db)?.();
+}
+
 /** Opens the store the configuration names. Every difference between the two starts here. */
 export function openDatabase(
   config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs'>,
@@ -82,7 +97,10 @@ export function openSqlite(dataDir: string, { backgroundCheckpoints = false }: S
   // pages, off the writers' path) and the writers' own checkpoint is small.
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma(`wal_autocheckpoint = ${backgroundCheckpoints ? SQLITE_WRITER_CHECKPOINT_PAGES : 10_000}`);
-  return new Kysely<Database>({ dialect: new BetterSqliteDialect(sqlite) });
+  const dialect = new BetterSqliteDialect(sqlite);
+  const db = new Kysely<Database>({ dialect });
+  poolUses.set(db, () => dialect.use());
+  return db;
 }
 
 /** How long a new pool connection may take before the request that needed it fails. */
@@ -99,5 +117,7 @@ function openPostgres(url: string, config: Pick<Config, 'databasePoolSize' | 'da
   // The pool drops that client and the next query opens a new one.
   pool.on('error', () => {});
   usePreparedStatements(pool);
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  poolUses.set(db, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
+  return db;
 }

@@ -46,9 +46,17 @@ const migrations: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
+const migratorOf = (db: Kysely<any>) => new Migrator({ db, provider, migrationTableName: 'mailroom_migrations', migrationLockTableName: 'mailroom_migrations_lock' });
+
+/** Throws, naming them, when migrations known to this code are not applied to the store (a readiness check). */
+export async function assertMigrated(db: Kysely<any>): Promise<void> {
+  const pending = (await migratorOf(db).getMigrations()).filter((m) => m.executedAt === undefined);
+  if (pending.length > 0) throw new Error(`Pending migrations: ${pending.map((m) => m.name).join(', ')}`);
+}
+
 /** Applies every pending migration; returns the names applied now. */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider, migrationTableName: 'mailroom_migrations', migrationLockTableName: 'mailroom_migrations_lock' });
+  const migrator = migratorOf(db);
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

@@ -26,12 +26,19 @@ const STATEMENT_CACHE_SIZE = 500;
  * Adapter, query compiler and introspector are Kysely's own.
  */
 export class BetterSqliteDialect implements Dialect {
+  #driver: BetterSqliteDriver | undefined;
   constructor(private readonly sqlite: SQLite.Database) {}
   createAdapter() {
     return new SqliteAdapter();
   }
   createDriver(): Driver {
-    return new BetterSqliteDriver(this.sqlite);
+    this.#driver = new BetterSqliteDriver(this.sqlite);
+    return this.#driver;
+  }
+  /** The one connection as a pool of one, for the metrics: whether it is held, and how many queries wait for it. */
+  use(): { total: number; idle: number; waiting: number } {
+    const held = this.#driver?.held ?? false;
+    return { total: 1, idle: held ? 0 : 1, waiting: this.#driver?.waiting ?? 0 };
   }
   createQueryCompiler() {
     return new SqliteQueryCompiler();
@@ -47,6 +54,8 @@ class BetterSqliteDriver implements Driver {
   /** Settles when the current holder releases the connection; each waiter chains on its predecessor. */
   #tail: Promise<void> = Promise.resolve();
   #releaseHolder: (() => void) | undefined;
+  waiting = 0;
+  held = false;
 
   constructor(sqlite: SQLite.Database) {
     this.#sqlite = sqlite;
@@ -61,7 +70,10 @@ class BetterSqliteDriver implements Driver {
     this.#tail = new Promise<void>((resolve) => {
       release = resolve;
     });
+    this.waiting++;
     await previous;
+    this.waiting--;
+    this.held = true;
     this.#releaseHolder = release;
     return this.#connection;
   }
@@ -69,6 +81,7 @@ class BetterSqliteDriver implements Driver {
   async releaseConnection(): Promise<void> {
     const release = this.#releaseHolder;
     this.#releaseHolder = undefined;
+    this.held = false;
     release?.();
   }
 

@@ -14,6 +14,7 @@ import { createAttachmentLoader } from './attachment-loader.js';
 import { buildInThread, type MessageBuilder } from './threaded-message-builder.js';
 import { createWakeablePause } from '../wakeable-pause.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';
+import type { Metrics } from '../observability/index.js';
 
 /** How long a stopping worker waits for hand-overs in flight before giving their jobs back anyway. */
 export const SHUTDOWN_GRACE_MS = 30_000;
@@ -29,6 +30,8 @@ export interface DeliveryWorkerOptions {
   build?: MessageBuilder;
   /** Signs each recipient's return path (the installation's key). */
   returnPaths: Pick<ReturnPathSigner, 'sign'>;
+  /** Counts each recipient's outcome once it is written. */
+  metrics?: Pick<Metrics, 'deliveryOutcomes'> | undefined;
 }
 
 export interface DeliveryWorker {
@@ -93,6 +96,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       (result) => {
         const written = recorder
           .record(result)
+          .then(() => options.metrics?.deliveryOutcomes(provider.name, result.results))
           .catch((error: unknown) => logger.error({ err: error, jobId: job.id }, 'could not record a delivery attempt; the job is retried once its lease expires'))
           .finally(() => {
             recording.delete(job.id);

@@ -22,7 +22,8 @@ const HEALTH_SCHEMA = {
  * balancer takes the process out and an operator sees why.
  */
 export default async function healthRoutes(app: FastifyInstance) {
-  app.get(HEALTH_PATH, { schema: HEALTH_SCHEMA }, async (_request, reply) => {
+  // Probed every few seconds: logged at warn and above only, not at info.
+  app.get(HEALTH_PATH, { schema: HEALTH_SCHEMA, logLevel: 'warn' }, async (_request, reply) => {
     const { down } = await app.services.health.check();
     if (down.length > 0) return reply.code(503).send({ status: 'unavailable', down });
     return { status: 'ok' };

@@ -10,6 +10,7 @@ import type { LogEntryRow } from '../repositories/logs-repository.js';
 import { normalizeAddress } from './email-address.js';
 import { moveSendEntry, recordComplaint, type StatusChange } from './send-status-service.js';
 import { allRecipientsOf } from './message-recipients.js';
+import type { Metrics } from '../observability/index.js';
 
 /** What one result of a report did: moved an entry, was a repeat, or found nothing to act on (and why). */
 export interface AppliedResult {
@@ -117,14 +118,14 @@ async function act(repos: Repositories, report: ParsedReport, target: Extract<Re
  * processed and what it came to. Results about anyone else are ignored, and
  * the verdict says why.
  */
-export function createInboundReportService(store: Store, signer: ReturnPathSigner) {
+export function createInboundReportService(store: Store, signer: ReturnPathSigner, metrics?: Pick<Metrics, 'inboundReport'>) {
   return {
     async record(raw: Buffer, rcptTo: string[]): Promise<InboundVerdict> {
       const report = await parseInboundMessage(raw);
       const target = reportTarget(report, rcptTo, signer);
       const now = nowIso();
       const id = createHash('sha256').update(raw).digest('hex');
-      return store.transaction(async (repos) => {
+      const verdict = await store.transaction(async (repos): Promise<InboundVerdict> => {
         const first = await repos.inboundReports.claim({ id, message_id: target.messageId, summary: JSON.stringify(report.results), received_at: now });
         if (!first) return { outcome: 'duplicate', messageId: target.messageId, recipient: null, results: [] };
         const verdict: InboundVerdict = target.ok
@@ -133,6 +134,8 @@ export function createInboundReportService(store: Store, signer: ReturnPathSigne
         await repos.inboundReports.recordVerdict(id, JSON.stringify(verdict));
         return verdict;
       });
+      metrics?.inboundReport(verdict);
+      return verdict;
     },
   };
 }

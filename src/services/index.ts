@@ -20,6 +20,7 @@ import { createIdempotencyService } from '../sending/idempotency/idempotency-ser
 import { createCancelService } from '../sending/scheduling/cancel-service.js';
 import { createByteBudget } from '../byte-budget.js';
 import { SEND_MEMORY_BUDGET } from '../sending/send-memory.js';
+import type { Metrics } from '../observability/index.js';
 
 export interface ServiceOptions {
   rateLimiter?: RateLimiter;
@@ -31,19 +32,24 @@ export interface ServiceOptions {
   onSendAccepted?: () => void;
   /** How webhook hosts are resolved for the SSRF check; the system's resolver by default. */
   resolveHost?: HostResolver;
+  /** What readiness (GET /readyz) asks besides the health check's dependencies (the migrations). */
+  readinessChecks?: Record<string, () => Promise<unknown>>;
+  /** This process's metrics; without them (a CLI command), nothing is counted and /metrics is not served. */
+  metrics?: Metrics;
 }
 
 export function createServices(store: Store, config: Config, options: ServiceOptions = {}) {
   const { rateLimiter = createMemoryRateLimiter(), sendWriter = createAcceptedSendWriter(store), healthChecks = {} } = options;
   return {
     health: createHealthService({ database: () => store.ping(), ...healthChecks }),
+    readiness: createHealthService({ database: () => store.ping(), ...healthChecks, ...options.readinessChecks }),
     apiKeys: createApiKeyService(store),
     domains: createDomainService(store, createDnsVerifier(config.dnsServers), config),
     logs: createLogService(store),
     messages: createMessageDetailService(store),
     stats: createStatsService(store),
     idempotency: createIdempotencyService(store.idempotencyKeys),
-    send: createSendService(store, sendWriter, config, options.onSendAccepted),
+    send: createSendService(store, sendWriter, config, options.onSendAccepted, options.metrics),
     scheduledSends: createCancelService(store),
     suppressions: createSuppressionService(store),
     webhooks: createWebhookService(store, config, { resolveHost: options.resolveHost }),
@@ -54,6 +60,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     members: createMemberService(store),
     invitations: createInvitationService(store),
     rateLimiter,
+    metrics: options.metrics,
     /** The memory large sends may take at once, shared by every way in (sending/send-memory.ts). */
     sendMemory: createByteBudget(SEND_MEMORY_BUDGET),
   };

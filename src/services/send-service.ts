@@ -11,6 +11,7 @@ import { domainOf } from './email-address.js';
 import { tagsJson } from '../sending/tags.js';
 import { parseSendRequest, type SendInput, type SendRequest } from './send-request.js';
 import { checkKeyDomain, checkSenderDomain, sendableDomains } from './sender-domain.js';
+import type { Metrics, SendWay } from '../observability/index.js';
 
 /** The most sends one POST /v1/send/batch may carry (DESIGN.md, "Send extensions"). */
 export const MAX_BATCH_SENDS = 100;
@@ -22,7 +23,13 @@ export interface SendResult {
   error?: string;
 }
 
-export function createSendService(store: Store, writer: AcceptedSendWriter, config: Pick<Config, 'provider' | 'smtpUtf8'>, onAccepted?: () => void) {
+export function createSendService(
+  store: Store,
+  writer: AcceptedSendWriter,
+  config: Pick<Config, 'provider' | 'smtpUtf8'>,
+  onAccepted?: () => void,
+  metrics?: Pick<Metrics, 'sendsAnswered'>,
+) {
   // A non-ASCII local part needs SMTPUTF8 on the way out: the sandbox keeps mail here, a relay must be declared to take it.
   const mailboxOptions = { utf8LocalPart: config.provider === 'sandbox' || (config.provider === 'smtp' && config.smtpUtf8) };
   return {
@@ -35,13 +42,18 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
     /** The domains this workspace may send from now (sender-domain.ts). */
     senderDomains: (workspaceId: string) => sendableDomains(store.domains, config, workspaceId),
 
-    /** `keyDomainId`: the one domain the caller's API key may send from (null: any); refused with 403 before anything is recorded. */
-    async accept(workspaceId: string, input: SendInput, keyDomainId: string | null = null): Promise<SendResult> {
+    /**
+     * `keyDomainId`: the one domain the caller's API key may send from (null: any); refused with 403 before anything is recorded.
+     * `way`: how the send came in, for the metrics.
+     */
+    async accept(workspaceId: string, input: SendInput, keyDomainId: string | null = null, way: SendWay = 'http'): Promise<SendResult> {
       const request = parseSendRequest(input, mailboxOptions);
       if (keyDomainId) await checkKeyDomain(store.domains, workspaceId, keyDomainId, domainOf(request.from.address));
       const senderDomain = await checkSenderDomain(store.domains, config, workspaceId, domainOf(request.from.address));
       const prepared = prepareSend(workspaceId, request, senderDomain.kind === 'refused' ? senderDomain.problem : null);
-      return settle(prepared, await writer.write(prepared.send));
+      const result = settle(prepared, await writer.write(prepared.send));
+      metrics?.sendsAnswered(way, [result.status]);
+      return result;
     },
 
     /**
@@ -52,7 +64,7 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
      * as /v1/send does. The items' rows are committed in one transaction
      * (AcceptedSend.group). Results in request order.
      */
-    async acceptBatch(workspaceId: string, inputs: SendInput[], keyDomainId: string | null = null): Promise<SendResult[]> {
+    async acceptBatch(workspaceId: string, inputs: SendInput[], keyDomainId: string | null = null, way: SendWay = 'batch'): Promise<SendResult[]> {
       if (inputs.length < 1 || inputs.length > MAX_BATCH_SENDS) {
         throw new ValidationError(`The request body must be an array of 1 to ${MAX_BATCH_SENDS} sends (got ${inputs.length})`);
       }
@@ -90,7 +102,9 @@ export function createSendService(store: Store, writer: AcceptedSendWriter, conf
       const prepared = requests.map((request, i) => prepareSend(workspaceId, request, problems[i] ?? null, group));
       // Written in one turn, so all join one writer batch; the group keeps them together should it fail.
       const written = await Promise.all(prepared.map((p) => writer.write(p.send)));
-      return prepared.map((p, i) => settle(p, written[i]!));
+      const results = prepared.map((p, i) => settle(p, written[i]!));
+      metrics?.sendsAnswered(way, results.map((r) => r.status));
+      return results;
     },
   };
 

@@ -8,6 +8,7 @@ import { WEBHOOK_RESOLVE_TIMEOUT_MS } from './url-guard.js';
 import { postWebhook, WEBHOOK_SOCKETS_PER_ENDPOINT, type PostResult } from './webhook-poster.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
 import { createWakeablePause } from '../wakeable-pause.js';
+import type { Metrics } from '../observability/index.js';
 
 /** Longest a receiver may take to answer one post. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -45,6 +46,8 @@ export interface PreparedEndpoint {
 
 export interface WebhookDispatcherOptions {
   store: Store;
+  /** Counts what each post settled, once written. */
+  metrics?: Pick<Metrics, 'webhookSettled'> | undefined;
   retryBaseMs: number;
   pollMs: number;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
@@ -144,6 +147,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     // The slot is free once the post ends; the delivery stays leased until its outcome is written.
     const posted = attempt(delivery, prepared).then((outcome) => {
       const written = new Promise<void>((resolve, reject) => record({ outcome, resolve, reject }))
+        .then(() => options.metrics?.webhookSettled(settlement(outcome, new Date().toISOString()).state))
         .catch((error: unknown) => logger.error({ err: error, deliveryId: delivery.id }, 'could not record a webhook attempt; retried once the lease expires'))
         .finally(() => recording.delete(delivery.id));
       recording.set(delivery.id, written);

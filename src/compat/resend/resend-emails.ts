@@ -29,7 +29,7 @@ export function createResendEmails(services: Pick<Services, 'send' | 'messages' 
      * a send with 403 `validation_error`, so this answers that, the failed send staying in the log.
      */
     async send(workspaceId: string, email: ResendEmail, keyDomainId: string | null): Promise<{ id: string }> {
-      const result = await speakingResend(() => services.send.accept(workspaceId, toSendInput(email), keyDomainId));
+      const result = await speakingResend(() => services.send.accept(workspaceId, toSendInput(email), keyDomainId, 'resend'));
       if (result.status === 'failed') throw new ForbiddenError(result.error ?? 'The sender domain may not send');
       return { id: result.message_id };
     },
@@ -40,7 +40,7 @@ export function createResendEmails(services: Pick<Services, 'send' | 'messages' 
      * client asked for: the other items were sent, so refusing the whole batch would mislead a retry.
      */
     async batch(workspaceId: string, emails: ResendEmail[], keyDomainId: string | null): Promise<{ data: { id: string }[]; errors?: BatchItemError[] }> {
-      const results = await speakingResend(() => services.send.acceptBatch(workspaceId, emails.map(toSendInput), keyDomainId));
+      const results = await speakingResend(() => services.send.acceptBatch(workspaceId, emails.map(toSendInput), keyDomainId, 'resend'));
       const errors = results.flatMap((result, index) => (result.status === 'failed' ? [{ index, message: result.error ?? 'The sender domain may not send' }] : []));
       const data = results.filter((result) => result.status !== 'failed').map((result) => ({ id: result.message_id }));
       return errors.length > 0 ? { data, errors } : { data };

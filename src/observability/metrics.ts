@@ -1,0 +1,135 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { poolUseOf, storeKindOfDb, type Db } from '../db/database.js';
+import type { TroubleCount } from '../delivery/provider-trouble.js';
+import { createBacklogRepository } from './backlog-repository.js';
+
+/** The ways a send comes in, for `mailroom_sends_total{way}`. */
+export type SendWay = 'http' | 'batch' | 'smtp' | 'resend' | 'dashboard';
+
+/** What one inbound report came to, for `mailroom_inbound_reports_total` (services/inbound-report-service.ts' verdict, narrowed). */
+export interface InboundReportSeen {
+  outcome: 'recorded' | 'duplicate' | 'ignored';
+  results: { kind: string }[];
+}
+
+export interface MetricsOptions {
+  db: Db;
+  /** Provider trouble counted by this process's delivery worker (delivery/provider-trouble.ts), read at scrape time. */
+  troubleCounts?: () => TroubleCount[];
+}
+
+/** Seconds: from a cached page (~1 ms) to a large send that waited for memory (seconds). */
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * This process's metrics in Prometheus' text format (prom-client), on a
+ * registry of its own: two runtimes in one process (tests) count apart.
+ * Counters are this process's since it started; the gauges of the store
+ * (queue, webhook backlog) are read from the store at each scrape, so every
+ * process on one PostgreSQL shows the same values for them.
+ */
+export function createMetrics({ db, troubleCounts = () => [] }: MetricsOptions) {
+  const registry = new Registry();
+  // Process CPU, memory, handles, GC, and the event loop's delay (nodejs_eventloop_lag_*: mean, p50, p90, p99, max).
+  collectDefaultMetrics({ register: registry });
+
+  const httpDuration = new Histogram({
+    name: 'mailroom_http_request_duration_seconds',
+    help: 'HTTP requests by method, route pattern (never the raw URL; "unmatched" when no route matched) and status code.',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: HTTP_BUCKETS,
+    registers: [registry],
+  });
+  const sends = new Counter({
+    name: 'mailroom_sends_total',
+    help: 'Sends answered, by way in (http, batch, smtp, resend, dashboard) and the status answered (sent, suppressed, failed).',
+    labelNames: ['way', 'status'] as const,
+    registers: [registry],
+  });
+  const deliveryOutcomes = new Counter({
+    name: 'mailroom_delivery_outcomes_total',
+    help: 'Recipients handed to a provider by this process, by provider and outcome (delivered, accepted, temporary, permanent, failed, suppressed), counted once written.',
+    labelNames: ['provider', 'outcome'] as const,
+    registers: [registry],
+  });
+  const webhookOutcomes = new Counter({
+    name: 'mailroom_webhook_deliveries_total',
+    help: 'Webhook posts by this process, by what they settled: delivered, retrying (a retry is due later) or failed (retries exhausted).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const inboundReports = new Counter({
+    name: 'mailroom_inbound_reports_total',
+    help: 'Inbound reports received by this process, one per result by kind (delivered, hard_bounce, soft_bounce, complaint, autoreply, none), with what the report came to (recorded, ignored, duplicate).',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [registry],
+  });
+  new Counter({
+    name: 'mailroom_provider_errors_total',
+    help: 'Provider trouble that was not the recipient\'s fault, by provider, host and problem (connection, timeout, tls, auth, sender, relay-policy, session).',
+    labelNames: ['provider', 'host', 'problem'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { provider, host, problem, count } of troubleCounts()) this.inc({ provider, host, problem }, count);
+    },
+  });
+  const store = storeKindOfDb(db);
+  new Gauge({
+    name: 'mailroom_store_connections',
+    help: 'Connections to the store by state: total and idle (PostgreSQL: the pool; SQLite: its one connection on the main thread), and waiting (queries waiting for one).',
+    labelNames: ['store', 'state'] as const,
+    registers: [registry],
+    collect() {
+      const use = poolUseOf(db);
+      if (!use) return;
+      for (const state of ['total', 'idle', 'waiting'] as const) this.set({ store, state }, use[state]);
+    },
+  });
+
+  const storeUp = new Gauge({ name: 'mailroom_store_up', help: '1 when the store answered this scrape\'s queries, else 0 (and the store-wide gauges are left out).', registers: [registry] });
+  const queueDepth = new Gauge({ name: 'mailroom_delivery_queue_jobs', help: 'Delivery jobs still to do in the store (due, in flight, scheduled or waiting for a retry); counted up to 100000.', registers: [registry] });
+  const oldestDue = new Gauge({ name: 'mailroom_delivery_queue_oldest_due_age_seconds', help: 'Seconds since the longest-waiting due delivery job came due (0: none is due).', registers: [registry] });
+  const webhookBacklog = new Gauge({ name: 'mailroom_webhook_backlog_deliveries', help: 'Webhook deliveries still to post in the store (due or waiting for a retry); counted up to 100000.', registers: [registry] });
+  const backlog = createBacklogRepository(db);
+
+  return {
+    registry,
+    contentType: registry.contentType,
+
+    /** The text a scrape answers: the store-wide gauges read now, then every metric. */
+    async scrape(): Promise<string> {
+      try {
+        const now = await backlog.read();
+        queueDepth.set(now.queueDepth);
+        oldestDue.set(now.oldestDueAgeSeconds);
+        webhookBacklog.set(now.webhookBacklog);
+        storeUp.set(1);
+      } catch {
+        // A scrape still answers (the process metrics are worth having), without stale store values.
+        for (const gauge of [queueDepth, oldestDue, webhookBacklog]) gauge.reset();
+        storeUp.set(0);
+      }
+      return registry.metrics();
+    },
+
+    httpRequest(method: string, route: string | undefined, statusCode: number, seconds: number): void {
+      httpDuration.observe({ method, route: route ?? 'unmatched', status_code: String(statusCode) }, seconds);
+    },
+    sendsAnswered(way: SendWay, statuses: string[]): void {
+      for (const status of statuses) sends.inc({ way, status });
+    },
+    deliveryOutcomes(provider: string, outcomes: { outcome: string }[]): void {
+      for (const { outcome } of outcomes) deliveryOutcomes.inc({ provider, outcome });
+    },
+    webhookSettled(state: 'delivered' | 'pending' | 'failed'): void {
+      webhookOutcomes.inc({ outcome: state === 'pending' ? 'retrying' : state });
+    },
+    inboundReport({ outcome, results }: InboundReportSeen): void {
+      if (results.length === 0) inboundReports.inc({ kind: 'none', outcome });
+      for (const { kind } of results) inboundReports.inc({ kind, outcome });
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
