@@ -16,6 +16,7 @@ import { openRuntime } from '../src/server.js';
 import { SEND_MEMORY_BUDGET } from '../src/sending/send-memory.js';
 import { SUBMISSION_MAX_MESSAGE_BYTES } from '../src/submission/submission-server.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
+import { parseMetrics, valueOf } from './helpers/metrics-text.js';
 import { waitFor } from './helpers/wait-for.js';
 
 /** Sends one message as an application would: STARTTLS required, then AUTH. */
@@ -192,9 +193,13 @@ describe('SMTP submission refusals', () => {
 
   it('takes AUTH LOGIN as well as PLAIN, and a sending_access key', async () => {
     const sending = (await t.call('POST', '/v1/api-keys', { body: { name: 'smtp', permission: 'sending_access' } })).json().data.key as string;
+    const smtpSends = async () => valueOf(parseMetrics(await t.services.metrics!.registry.metrics()), 'mailroom_sends_total', { way: 'smtp', status: 'sent' });
+    const before = await smtpSends();
     const info = await submit(port, sending, mail(), { auth: { user: 'mailroom', pass: sending, method: 'LOGIN' } });
     const id = queuedId(info.response);
     assert.deepEqual(await entriesOf(id), [{ recipient: 'ann@example.com', status: 'sent', error: null }]);
+    // Counted as a send that came in by SMTP (GET /metrics).
+    assert.equal(await smtpSends(), before + 1);
   });
 
   it('reads a large message on only once the memory the HTTP send routes share has room for it', async () => {
