@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { ConfigError } from '../config.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import { createSecretBox, isSealed, KEY_CHECK, SecretBoxError } from '../secret-box.js';
+import { ensurePrivateDir } from './private-files.js';
 import type { StoredSecret } from './stored-secrets-repository.js';
 import { keyFileOf, nextKeyFileOf, promoteNextKeyFile, readKeyFile, readOrCreateKeyFile, unlinkIfPresent } from './key-file.js';
 
@@ -59,6 +60,8 @@ export async function openSecretKey(store: Store, config: Pick<Config, 'secretKe
   if (config.secretKey) {
     secretKey = { key: config.secretKey, source: 'MAILROOM_SECRET_KEY', created: false };
   } else {
+    // On PostgreSQL the data dir holds nothing else, and nothing else made it private.
+    ensurePrivateDir(config.dataDir);
     if (check) finishRotation(config.dataDir, check.value);
     const existing = readKeyFile(file);
     if (!existing && (check || (await anySealed(store)))) {
