@@ -9,6 +9,8 @@ import { openMigratedDatabase, openReachableDatabase, startServer, startWorker }
 import { createServices } from './services/index.js';
 import { promptNewPassword, readPasswordFromStdin } from './password-input.js';
 import { UsageError } from './usage-error.js';
+import { backupReport, backupStore } from './operations/backup.js';
+import { rotateSecrets, rotationReport } from './operations/rotate-secrets.js';
 
 const HELP = `Usage: mailroom <command> [options]
 
@@ -26,6 +28,11 @@ Commands:
                                          workspace as admin, developer or viewer
   sandbox show MESSAGE_ID                Print a message the sandbox provider kept, as built (MIME)
   inbound parse FILE... [--json]         Classify saved bounce, complaint or reply e-mails (one JSON line per file with --json)
+  secrets rotate [--new-key-file FILE]   Re-encrypt DKIM keys and webhook secrets under a new key, with Mailroom
+                                         stopped (made and written to the data dir's secret.key; with
+                                         MAILROOM_SECRET_KEY set, give the new key in FILE and set it afterwards)
+  backup --to FILE                       Copy the SQLite store to FILE while Mailroom serves, and its key file
+                                         to FILE.key (PostgreSQL: pg_dump, see the README)
   help                                   Show this help
 
 Configuration is read from the environment; see .env.example.
@@ -42,6 +49,8 @@ async function main(argv: string[]): Promise<number> {
       role: { type: 'string' },
       permission: { type: 'string' },
       'domain-id': { type: 'string' },
+      'new-key-file': { type: 'string' },
+      to: { type: 'string' },
       'password-stdin': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -135,6 +144,16 @@ async function main(argv: string[]): Promise<number> {
       const parsed = await parseInboundFiles(operands);
       process.stdout.write(formatParsedFiles(parsed, values.json));
       return parsed.some((p) => p.error !== undefined) ? 1 : 0;
+    }
+    case 'secrets rotate': {
+      const rotated = await rotateSecrets(config, values['new-key-file']);
+      process.stdout.write(rotationReport(rotated));
+      return 0;
+    }
+    case 'backup': {
+      const backup = await backupStore(config, required(values.to, '--to'));
+      process.stdout.write(backupReport(backup));
+      return 0;
     }
     default:
       process.stderr.write(`Unknown command: ${command}\n\n${HELP}`);

@@ -108,8 +108,10 @@ export interface Config {
    */
   publicOrigin: string | undefined;
   /**
-   * MAILROOM_SECRET_KEY: encrypts webhook signing secrets and the return-path
-   * key at rest when set (secret-box.ts). A KeyObject, so printing the config never shows it.
+   * MAILROOM_SECRET_KEY: encrypts DKIM private keys, webhook signing secrets
+   * and the return-path key at rest (secret-box.ts). Unset here, the runtime
+   * takes the data dir's key file, made on the first start
+   * (secrets/secret-key.ts). A KeyObject, so printing the config never shows it.
    */
   secretKey: KeyObject | undefined;
   webhooks: WebhookSettings;
@@ -245,14 +247,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
  */
 function parseSecretKey(value: string | undefined): KeyObject | undefined {
   if (value === undefined) return undefined;
+  const key = secretKeyFromText(value);
+  if (!key) throw new ConfigError('Invalid configuration: MAILROOM_SECRET_KEY must be 32 bytes, as 64 hex digits or base64 (openssl rand -base64 32)');
+  return key;
+}
+
+/** A secret key written as MAILROOM_SECRET_KEY is (also the key file's form, secrets/key-file.ts); undefined if it is not one. */
+export function secretKeyFromText(value: string): KeyObject | undefined {
   const text = value.trim();
   let bytes: Buffer | undefined;
   if (/^[0-9a-fA-F]{64}$/.test(text)) bytes = Buffer.from(text, 'hex');
   else if (/^[A-Za-z0-9+/_-]{43}={0,1}$/.test(text)) bytes = Buffer.from(text, 'base64');
-  if (bytes?.length !== 32) {
-    throw new ConfigError('Invalid configuration: MAILROOM_SECRET_KEY must be 32 bytes, as 64 hex digits or base64 (openssl rand -base64 32)');
-  }
-  return createSecretKey(bytes);
+  return bytes?.length === 32 ? createSecretKey(bytes) : undefined;
 }
 
 function describe(name: string, schemaMessage: string): string {

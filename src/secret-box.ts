@@ -1,11 +1,12 @@
 import { createCipheriv, createDecipheriv, randomBytes, type KeyObject } from 'node:crypto';
 
 /**
- * Secrets at rest (webhook signing secrets, the return-path key). With
- * MAILROOM_SECRET_KEY set, a secret is stored as `enc:v1:<base64 of nonce |
- * ciphertext | tag>`, AES-256-GCM under that key with a random 96-bit nonce;
- * without it, as it is. Opening accepts both, so secrets stored before the key
- * was set keep working (each is sealed again when it is replaced).
+ * Secrets at rest (DKIM private keys, webhook signing secrets, the
+ * return-path key), stored as `enc:v1:<base64 of nonce | ciphertext | tag>`:
+ * AES-256-GCM under the installation's key (MAILROOM_SECRET_KEY, or the data
+ * dir's key file: secrets/secret-key.ts) with a random 96-bit nonce. Opening
+ * also accepts a value stored as it is, as versions before the key was always
+ * there stored them; start-up seals those (secrets/secret-key.ts).
  */
 export const SEALED_PREFIX = 'enc:v1:';
 
@@ -21,6 +22,10 @@ export interface SecretPurpose {
 }
 
 export const WEBHOOK_SECRET: SecretPurpose = { name: 'webhook secret', associatedData: 'mailroom webhook secret v1' };
+export const DKIM_PRIVATE_KEY: SecretPurpose = { name: 'DKIM private key', associatedData: 'mailroom dkim private key v1' };
+export const RETURN_PATH_KEY: SecretPurpose = { name: 'return-path key', associatedData: 'mailroom return-path key v1' };
+/** A known text sealed under the key, by which a start tells the right key from a wrong one before using it. */
+export const KEY_CHECK: SecretPurpose = { name: 'key check', associatedData: 'mailroom secret key check v1' };
 
 /** A stored secret that cannot be opened. Its message names the cause and never contains the secret. */
 export class SecretBoxError extends Error {

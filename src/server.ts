@@ -21,6 +21,7 @@ import { createThreadedSendWriter } from './acceptance/threaded-send-writer.js';
 import { createServices, type Services } from './services/index.js';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './services/rate-limiter.js';
 import { createLogger as createConfiguredLogger, createMetrics, startMetricsListener, type Metrics } from './observability/index.js';
+import { openSecretKey } from './secrets/secret-key.js';
 
 /** Opens the store the configuration names and checks that it answers. */
 export async function openReachableDatabase(config: Config, sqliteOptions: SqliteOptions = {}): Promise<Db> {
@@ -49,6 +50,8 @@ export async function openMigratedDatabase(config: Config, sqliteOptions: Sqlite
 
 /** Everything the API runs on: the migrated store, the send writer and Redis beside it, the services over them. */
 export interface Runtime {
+  /** The configuration with the installation's secret key (MAILROOM_SECRET_KEY, or the data dir's key file). */
+  config: Config;
   db: Db;
   store: Store;
   services: Services;
@@ -104,9 +107,27 @@ export function startDeliveryWorker(store: Store, config: Config, returnPaths: R
   };
 }
 
-/** The return-path signer over the installation's keys (derived from MAILROOM_SECRET_KEY, or made by the first process to need one). */
+/** The return-path signer over the installation's keys (made by the first process to need one, kept sealed in the store). */
 export async function openReturnPaths(store: Store, config: Pick<Config, 'secretKey'>): Promise<ReturnPathSigner> {
+  if (!config.secretKey) throw new Error('The secret key is opened (withSecretKey) before the return paths');
   return createReturnPathSigner(await loadReturnPathKeys(store, config.secretKey));
+}
+
+/**
+ * The configuration with the installation's key, checked against the store
+ * (secrets/secret-key.ts: a wrong key stops the start), the secrets stored
+ * in clear by older versions sealed. A key made now is announced once, as
+ * it must be backed up.
+ */
+export async function withSecretKey(store: Store, config: Config, log: Logger): Promise<Config> {
+  const secretKey = await openSecretKey(store, config);
+  if (secretKey.created) {
+    const shared = storeKindOf(config) === 'postgres' ? '; every process on this DATABASE_URL needs it: give them MAILROOM_SECRET_KEY with its contents' : '';
+    log.warn(
+      `Made a secret key at ${secretKey.source}: DKIM private keys and webhook secrets are encrypted with it. Back it up with the store (mailroom backup copies both); without it they cannot be read${shared}`,
+    );
+  }
+  return { ...config, secretKey: secretKey.key };
 }
 
 /** How often an idle dispatcher looks for due webhook deliveries, at most: events should reach receivers within a fraction of a second. */
@@ -127,10 +148,14 @@ export function startWebhookDispatcher(store: Store, config: Config, metrics?: M
 }
 
 /** What `serve` runs on, and what the tests call into. */
-export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
-  const sqlite = storeKindOf(config) === 'sqlite';
-  const db = await openMigratedDatabase(config, { backgroundCheckpoints: sqlite });
+export async function openRuntime(givenConfig: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const sqlite = storeKindOf(givenConfig) === 'sqlite';
+  const db = await openMigratedDatabase(givenConfig, { backgroundCheckpoints: sqlite });
   const store = createStore(db);
+  const config = await withSecretKey(store, givenConfig, createLogger(givenConfig)).catch(async (error: unknown) => {
+    await db.destroy();
+    throw error;
+  });
   const redis = config.redisUrl
     ? await connectRedis(config.redisUrl).catch(async (error: unknown) => {
         await db.destroy();
@@ -201,6 +226,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
         })
       : undefined;
   return {
+    config,
     db,
     store,
     services,
@@ -218,7 +244,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
 export async function startServer(config: Config): Promise<App> {
   const runtime = await openRuntime(config, { worker: config.worker.enabled, webhooks: config.worker.enabled, inbound: true, submission: true });
   try {
-    const app = await buildApp({ config, services: runtime.services });
+    const app = await buildApp({ config: runtime.config, services: runtime.services });
     app.addHook('onClose', () => runtime.close());
     await listenForMetrics(app, config, runtime.metrics);
     // The first run: nobody can sign in yet, so the log holds the way in (people/setup-service.ts). Issued
@@ -238,16 +264,21 @@ export async function startServer(config: Config): Promise<App> {
 }
 
 /** `mailroom worker`: the delivery worker alone, until `stop()`, which lets it finish and closes the store. */
-export async function startWorker(config: Config): Promise<{ log: Logger; stop(): Promise<void> }> {
-  const sqlite = storeKindOf(config) === 'sqlite';
-  const db = await openMigratedDatabase(config, { backgroundCheckpoints: sqlite });
+export async function startWorker(givenConfig: Config): Promise<{ log: Logger; stop(): Promise<void> }> {
+  const sqlite = storeKindOf(givenConfig) === 'sqlite';
+  const db = await openMigratedDatabase(givenConfig, { backgroundCheckpoints: sqlite });
   const store = createStore(db);
-  const log = createLogger(config);
+  const log = createLogger(givenConfig);
   // Claims and outcomes are written on this thread: a checkpoint inside one of them would stall every hand-over.
-  const returnPaths = await openReturnPaths(store, config).catch(async (error: unknown) => {
+  let config: Config;
+  let returnPaths: ReturnPathSigner;
+  try {
+    config = await withSecretKey(store, givenConfig, log);
+    returnPaths = await openReturnPaths(store, config);
+  } catch (error) {
     await db.destroy();
     throw error;
-  });
+  }
   const checkpointer = sqlite ? startWalCheckpointer(config.dataDir, log) : undefined;
   const metrics = createMetrics({ db, troubleCounts: () => worker.troubleCounts() });
   const worker = startDeliveryWorker(store, config, returnPaths, metrics);

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../src/config.js';
 import { loadReturnPathKeys } from '../src/inbound/return-path-key.js';
 import { createReturnPathSigner, RETURN_PATH_TTL_DAYS } from '../src/inbound/return-path.js';
 import { newId } from '../src/ids.js';
@@ -61,30 +60,30 @@ describe('the return-path keys', () => {
   });
   after(() => t.close());
 
-  it('are, without MAILROOM_SECRET_KEY, one made once and kept in the store, so every process signs alike', async () => {
-    const [first, ...rest] = await loadReturnPathKeys(t.store, undefined);
+  it('are one made once and kept in the store sealed under the installation\'s key, so every process signs alike', async () => {
+    const [first, ...rest] = await loadReturnPathKeys(t.store, t.config.secretKey!);
     assert.equal(first!.length, 32);
-    assert.deepEqual(rest, []);
-    assert.deepEqual(await loadReturnPathKeys(t.store, undefined), [first]);
+    assert.equal(rest.length, 1, 'and the legacy derived key, which only checks');
+    assert.deepEqual(await loadReturnPathKeys(t.store, t.config.secretKey!), [first, ...rest]);
+    const stored = await t.db.selectFrom('server_secrets').select('value').where('name', '=', 'return_path_key').executeTakeFirstOrThrow();
+    assert.match(stored.value, /^enc:v1:/);
+    assert.ok(!stored.value.includes(first!.toString('base64')), 'the stored value is not the key');
     const path = t.returnPaths.sign(newId('msg'), 0, DOMAIN);
     assert.equal(createReturnPathSigner([first!]).verify(path).ok, true, "the app's own signer uses the stored key");
   });
 
-  it('are, with MAILROOM_SECRET_KEY, one derived from it (stored nowhere) that signs, and the stored one that still checks', async () => {
-    const storedBefore = await t.db.selectFrom('server_secrets').selectAll().execute();
-    const secretKey = loadConfig({ MAILROOM_SECRET_KEY: randomBytes(32).toString('base64') }).secretKey;
-    const keys = await loadReturnPathKeys(t.store, secretKey);
-    assert.equal(keys.length, 2);
-    assert.deepEqual(await loadReturnPathKeys(t.store, secretKey), keys, 'the same secret derives the same key');
-    assert.deepEqual(await t.db.selectFrom('server_secrets').selectAll().execute(), storedBefore, 'nothing more is stored');
-    const signer = createReturnPathSigner(keys);
-    const id = newId('msg');
-    const signedBefore = t.returnPaths.sign(id, 0, DOMAIN);
-    assert.equal(signer.verify(signedBefore).ok, true, 'a return path signed before the secret was set is still honoured');
-    const signedNow = signer.sign(id, 0, DOMAIN);
-    assert.notEqual(signedNow, signedBefore);
-    assert.equal(t.returnPaths.verify(signedNow).ok, false, 'it is signed with the derived key');
-    const rotated = await loadReturnPathKeys(t.store, loadConfig({ MAILROOM_SECRET_KEY: randomBytes(32).toString('base64') }).secretKey);
-    assert.equal(createReturnPathSigner(rotated).verify(signedNow).ok, false, 'another secret, another key: what it signed is no longer honoured');
+  it('still honour return paths signed, before the key was always there, with the key derived from MAILROOM_SECRET_KEY', async () => {
+    const secret = randomBytes(32).toString('base64');
+    const keyed = await createTestApp({ MAILROOM_SECRET_KEY: secret });
+    try {
+      const derived = Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'base64'), Buffer.alloc(0), 'mailroom return-path key v1', 32));
+      const id = newId('msg');
+      const signedByOldVersion = createReturnPathSigner([derived]).sign(id, 0, DOMAIN);
+      assert.equal(keyed.returnPaths.verify(signedByOldVersion).ok, true);
+      assert.notEqual(keyed.returnPaths.sign(id, 0, DOMAIN), signedByOldVersion, 'new return paths are signed with the stored key');
+      assert.equal(t.returnPaths.verify(signedByOldVersion).ok, false, 'another installation does not honour it');
+    } finally {
+      await keyed.close();
+    }
   });
 });

@@ -1,9 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
+import { ensurePrivateDir, ensurePrivateFile, PRIVATE_FILE_MODE, tightenMode } from '../secrets/private-files.js';
 import { usePreparedStatements } from './postgres-statements.js';
 import type { Database } from './schema.js';
 import { BetterSqliteDialect } from './sqlite-dialect.js';
@@ -76,8 +76,21 @@ export interface SqliteOptions {
   backgroundCheckpoints?: boolean;
 }
 
+/**
+ * The data dir 0700 and the store's files 0600, whatever the umask: made so
+ * when they are created, and made so again at every start, for a data dir
+ * an older version created readable by everyone (private-files.ts).
+ */
+export function securePrivateStore(dataDir: string): void {
+  ensurePrivateDir(dataDir);
+  const file = sqliteFileOf(dataDir);
+  ensurePrivateFile(file);
+  // SQLite creates these with the database file's mode; ones left by an older version may be wider.
+  for (const suffix of ['-wal', '-shm']) tightenMode(`${file}${suffix}`, PRIVATE_FILE_MODE);
+}
+
 export function openSqlite(dataDir: string, { backgroundCheckpoints = false }: SqliteOptions = {}): Db {
-  mkdirSync(dataDir, { recursive: true });
+  securePrivateStore(dataDir);
   const sqlite = new SQLite(sqliteFileOf(dataDir));
   // WAL lets readers run beside the writer. FULL syncs the WAL at every
   // commit: a 200 means the send survives a power cut, not just a process

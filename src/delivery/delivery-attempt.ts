@@ -5,6 +5,7 @@ import type { LogEntryRow } from '../repositories/logs-repository.js';
 import { normalizeAddress } from '../services/email-address.js';
 import { suppressedError } from '../services/suppressed-recipients.js';
 import type { JobContext } from './claim-context.js';
+import { SecretBoxError, type SecretBox } from '../secret-box.js';
 import type { Envelope, SigningDomain } from './message-builder.js';
 import type { Provider, RecipientOutcome } from './provider.js';
 import type { ProviderTrouble } from './provider-trouble.js';
@@ -44,6 +45,8 @@ export interface AttemptDependencies {
   build: MessageBuilder;
   /** The key and return-path host for the built-in sandbox sender domain, which has no domain row. */
   sandboxDomain(): Promise<SigningDomain>;
+  /** Opens a domain's DKIM private key, stored sealed (secret-box.ts). */
+  dkimKeys: Pick<SecretBox, 'open'>;
   /** Hears of a provider that threw instead of answering (a bug): the attempt counts as a temporary failure. */
   onProviderError(error: unknown, job: DeliveryJob): void;
   /** Hears of provider trouble that is not the recipient's fault (provider-trouble.ts). */
@@ -111,7 +114,8 @@ async function buildAndHandOver(attempt: ReadyAttempt, deps: AttemptDependencies
   const { job, message, sender, entries, attachments } = attempt;
   let built;
   try {
-    const signing = sender.kind === 'sandbox' ? await deps.sandboxDomain() : sender.row;
+    const signing =
+      sender.kind === 'sandbox' ? await deps.sandboxDomain() : { ...sender.row, dkim_private_key: deps.dkimKeys.open(sender.row.dkim_private_key) };
     // Each recipient's return path names its place among the message's recipients, signed.
     const place = new Map(allRecipientsOf(message).map((r, index) => [r.address, index]));
     const envelopes = entries.map((e): Envelope => {
@@ -123,8 +127,10 @@ async function buildAndHandOver(attempt: ReadyAttempt, deps: AttemptDependencies
     built = await deps.build(message, signing, envelopes, attachments);
   } catch (error) {
     const detail = `Could not build the message: ${(error as Error).message}`;
-    // A builder thread that died says nothing about the message: try again later. Anything else would fail again.
-    const outcome = error instanceof BuilderUnavailableError ? 'temporary' : 'failed';
+    // A builder thread that died says nothing about the message: try again later; nor does a DKIM key this
+    // process cannot open (the key was rotated under it: it is retried once a process with the new key takes it).
+    // Anything else would fail again.
+    const outcome = error instanceof BuilderUnavailableError || error instanceof SecretBoxError ? 'temporary' : 'failed';
     return { job, results: [...results, ...entries.map((entry): RecipientResult => ({ entry, outcome, detail }))] };
   }
 

@@ -13,6 +13,7 @@ import { sandboxSigningDomain } from './sandbox-provider.js';
 import { createAttachmentLoader } from './attachment-loader.js';
 import { buildInThread, type MessageBuilder } from './threaded-message-builder.js';
 import { createWakeablePause } from '../wakeable-pause.js';
+import { createSecretBox, DKIM_PRIVATE_KEY } from '../secret-box.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';
 import type { Metrics } from '../observability/index.js';
 
@@ -22,7 +23,7 @@ export const SHUTDOWN_GRACE_MS = 30_000;
 export interface DeliveryWorkerOptions {
   store: Store;
   provider: Provider;
-  config: Pick<Config, 'provider' | 'worker' | 'retry'>;
+  config: Pick<Config, 'provider' | 'worker' | 'retry' | 'secretKey'>;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** Unique per worker; by default host, process and a random part. */
   owner?: string;
@@ -64,6 +65,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     returnPaths: options.returnPaths,
     build: options.build ?? buildInThread,
     sandboxDomain: sandboxSigningDomain,
+    dkimKeys: createSecretBox(config.secretKey, DKIM_PRIVATE_KEY),
     attachments: createAttachmentLoader(store.attachments),
     onProviderError: (error: unknown, job: DeliveryJob) => logger.error({ err: error, jobId: job.id }, 'provider threw; retrying later'),
   };

@@ -9,6 +9,7 @@ import { createMessageEventsRepository } from './message-events-repository.js';
 import { createMessagesRepository } from './messages-repository.js';
 import { createSandboxMessagesRepository } from './sandbox-messages-repository.js';
 import { createServerSecretsRepository } from './server-secrets-repository.js';
+import { createStoredSecretsRepository } from '../secrets/stored-secrets-repository.js';
 import { createSuppressionsRepository } from './suppressions-repository.js';
 import { createWebhooksRepository } from './webhooks-repository.js';
 import { createWebhookDeliveriesRepository } from './webhook-deliveries-repository.js';
@@ -47,6 +48,7 @@ function bind(db: Db, counters?: CounterDeltas) {
     users: createUsersRepository(db),
     sandboxMessages: createSandboxMessagesRepository(db),
     serverSecrets: createServerSecretsRepository(db),
+    storedSecrets: createStoredSecretsRepository(db),
     sessions: createSessionsRepository(db),
     webhookDeliveries: createWebhookDeliveriesRepository(db),
     webhooks: createWebhooksRepository(db),

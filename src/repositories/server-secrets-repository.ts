@@ -11,5 +11,9 @@ export function createServerSecretsRepository(db: Db) {
     async insertIfAbsent(row: ServerSecretsTable): Promise<void> {
       await db.insertInto('server_secrets').values(row).onConflict((oc) => oc.column('name').doNothing()).execute();
     },
+    /** Replaces a stored secret's value (a re-encryption). */
+    async update(name: string, value: string): Promise<void> {
+      await db.updateTable('server_secrets').set({ value }).where('name', '=', name).execute();
+    },
   };
 }

@@ -8,6 +8,7 @@ import { dkimRecordName, dnsRecordsFor, RETURN_PATH_LABEL, type DnsRecord } from
 import { checkRecords, type RecordCheck } from './record-checks.js';
 import type { DnsVerifier } from './dns-verifier.js';
 import { normalizeDomainName } from './domain-name.js';
+import { createSecretBox, DKIM_PRIVATE_KEY } from '../secret-box.js';
 
 export interface DomainSummary {
   id: string;
@@ -25,7 +26,9 @@ export interface DomainDetail extends DomainSummary {
   records: Array<DnsRecord & { check?: RecordCheck }>;
 }
 
-export function createDomainService(store: Store, dns: DnsVerifier, config: Pick<Config, 'mailHostname' | 'spfInclude'>) {
+export function createDomainService(store: Store, dns: DnsVerifier, config: Pick<Config, 'mailHostname' | 'spfInclude' | 'secretKey'>) {
+  // The private key is stored sealed; only the delivery worker opens it, to sign (delivery-attempt.ts).
+  const dkimBox = createSecretBox(config.secretKey, DKIM_PRIVATE_KEY);
   const summary = (row: DomainRow): DomainSummary => ({ id: row.id, domain: row.domain, status: row.status, created_at: row.created_at });
   const detail = (row: DomainRow): DomainDetail => ({
     ...summary(row),
@@ -53,7 +56,7 @@ export function createDomainService(store: Store, dns: DnsVerifier, config: Pick
         domain,
         status: 'pending',
         dkim_selector: key.selector,
-        dkim_private_key: key.privateKeyPem,
+        dkim_private_key: dkimBox.seal(key.privateKeyPem),
         dkim_public_key: key.publicKeyBase64,
         return_path_domain: `${RETURN_PATH_LABEL}.${domain}`,
         verification_error: null,

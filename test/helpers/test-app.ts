@@ -53,9 +53,10 @@ export interface TestAppOptions {
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const fresh = options.shareStoreWith ? undefined : await freshStore(options.store);
   const storeEnv = options.shareStoreWith?.storeEnv ?? fresh!.env;
-  const config = loadConfig({ ...storeEnv, LOG_LEVEL: 'silent', ...(options.submission ? { SUBMISSION_PORT: String(await freePort()) } : {}), ...env });
-  const runtime = await openRuntime(config, { worker: options.worker ?? false, webhooks: options.webhooks ?? false, submission: options.submission ?? false });
-  const { db, store, services } = runtime;
+  const given = loadConfig({ ...storeEnv, LOG_LEVEL: 'silent', ...(options.submission ? { SUBMISSION_PORT: String(await freePort()) } : {}), ...env });
+  const runtime = await openRuntime(given, { worker: options.worker ?? false, webhooks: options.webhooks ?? false, submission: options.submission ?? false });
+  // With the installation's secret key, as the runtime opened it (MAILROOM_SECRET_KEY, or the data dir's key file).
+  const { config, db, store, services } = runtime;
   const app = await buildApp({ config, services });
   // Every answer of a /v1 route is checked against the OpenAPI document: it cannot drift from what the API does.
   const drift = checkResponsesAgainstOpenApi(app);
