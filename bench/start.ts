@@ -7,7 +7,7 @@
  * bench/README.md for the target and the knobs.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchError, freePort, HOST, isRunning, positiveNumber, READY_TIMEOUT_MS, removeOnExit, runBench, startChild, stopChild, type Child } from './bench-process.js';
 
@@ -30,6 +30,12 @@ const WAYS: Way[] = [
 
 interface Sample {
   startMs: number;
+  /**
+   * CPU time (user + system) the processes had used at the first 200: on a
+   * machine shared with other work the wall time above stretches with the
+   * load, this much less so.
+   */
+  cpuMs: number;
   /** Mailroom's own process (Node). */
   rssMb: number;
   /** npm's process beside it, for `npm start`. */
@@ -41,6 +47,12 @@ function rssMb(pid: number): number {
   const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
   if (kb === undefined) throw new BenchError(`no VmRSS for process ${pid}`);
   return Number(kb) / 1024;
+}
+
+/** CPU time a process has used so far, in ms (Linux /proc: utime and stime, in clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** The one child of `pid` (`npm start` execs Node in place of its shell), from /proc. */
@@ -73,10 +85,12 @@ async function measure(way: Way, dataDir: string): Promise<Sample> {
   const child = startChild(way.label, way.args, env, way.command);
   try {
     const startMs = await timeToFirst200(child, `http://${HOST}:${port}`, startedAt);
-    await new Promise((r) => setTimeout(r, IDLE_MS));
     const pid = child.proc.pid!;
     const npm = way.command === 'npm';
-    return { startMs, rssMb: rssMb(npm ? onlyChildOf(pid) : pid), npmRssMb: npm ? rssMb(pid) : undefined };
+    const mailroomPid = npm ? onlyChildOf(pid) : pid;
+    const cpu = cpuMs(mailroomPid) + (npm ? cpuMs(pid) : 0);
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    return { startMs, cpuMs: cpu, rssMb: rssMb(mailroomPid), npmRssMb: npm ? rssMb(pid) : undefined };
   } finally {
     await stopChild(child);
   }
@@ -88,6 +102,7 @@ const fmt = (values: number[], unit: string, digits = 0) =>
 
 async function main(): Promise<number> {
   console.log(`bench:start  ${new Date().toISOString()}  node ${process.version}  ${RUNS} runs per way, idle ${IDLE_MS} ms before reading RSS`);
+  console.log(`load average at the start: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (${cpus().length} CPUs)`);
   const verdicts: string[] = [];
   for (const way of WAYS) {
     const first: Sample[] = [];
@@ -105,7 +120,7 @@ async function main(): Promise<number> {
     }
     console.log(`\n${way.label}`);
     for (const [what, samples] of [['first start (empty data dir)', first], ['restart (existing data dir)', again]] as const) {
-      console.log(`  ${what}: to first 200 ${fmt(samples.map((s) => s.startMs), 'ms')}; idle RSS ${fmt(samples.map((s) => s.rssMb), 'MB', 1)}`);
+      console.log(`  ${what}: to first 200 ${fmt(samples.map((s) => s.startMs), 'ms')}; CPU used by then ${fmt(samples.map((s) => s.cpuMs), 'ms')}; idle RSS ${fmt(samples.map((s) => s.rssMb), 'MB', 1)}`);
       const npm = samples.map((s) => s.npmRssMb).filter((v): v is number => v !== undefined);
       if (npm.length > 0) console.log(`    npm's own process beside it: RSS ${fmt(npm, 'MB', 1)}`);
     }
