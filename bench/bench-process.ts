@@ -40,8 +40,9 @@ export interface Child {
 
 export const children = new Set<Child>();
 
-export function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): Child {
-  const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `command` is Node (this one) unless named: `npm` for `npm start`. */
+export function startChild(name: string, args: string[], env: NodeJS.ProcessEnv, command: string = process.execPath): Child {
+  const proc = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
   // Always drain the pipes: a child blocked on a full pipe would look like a slow server.
   const keep = (chunk: Buffer) => {

@@ -10,6 +10,11 @@
  * Redis fails the run instead of narrowing it.
  *
  * Arguments, if any, are test files to run instead of all of them.
+ *
+ * The tests that start `mailroom` as a process (serve, worker, the CLI) run
+ * bin/mailroom.js, the compiled build, as users do: it is compiled from the
+ * sources as they are first (`npm run build:server`; the dashboard's UI is
+ * built by `npm install`, or `npm run build:web`).
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -60,6 +65,12 @@ function runPass(label: string, files: string[], env: Record<string, string>): b
   const ok = result.status === 0;
   console.log(`\n=== ${label}: ${ok ? 'passed' : 'FAILED'} ===`);
   return ok;
+}
+
+const compiled = spawnSync('npm', ['run', '--silent', 'build:server'], { stdio: 'inherit' });
+if (compiled.status !== 0) {
+  console.error('run-tests: npm run build:server failed');
+  process.exit(1);
 }
 
 const explicit = process.argv.slice(2);

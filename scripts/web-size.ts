@@ -1,5 +1,5 @@
 /**
- * After `vite build`: the JavaScript a first visit loads (the scripts and module preloads web/dist/index.html
+ * After `vite build`: the JavaScript a first visit loads (the scripts and module preloads dist/web/index.html
  * names), gzipped, against the 250 KB budget of issue 14. Prints the figure; exits 1 over budget.
  */
 import { readFileSync } from 'node:fs';
@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 const BUDGET_BYTES = 250 * 1024;
-const dist = join(import.meta.dirname, '..', 'web', 'dist');
+const dist = join(import.meta.dirname, '..', 'dist', 'web');
 const html = readFileSync(join(dist, 'index.html'), 'utf8');
 const files = [...html.matchAll(/<(?:script[^>]*\bsrc|link[^>]*rel="modulepreload"[^>]*\bhref)="\/([^"]+\.js)"/g)].map((m) => m[1]!);
-if (files.length === 0) throw new Error('web/dist/index.html names no JavaScript');
+if (files.length === 0) throw new Error('dist/web/index.html names no JavaScript');
 let total = 0;
 for (const file of files) {
   const gzipped = gzipSync(readFileSync(join(dist, file)), { level: 9 }).length;

@@ -7,6 +7,7 @@ import { formatParsedFiles, parseInboundFiles } from './inbound/parse-files.js';
 import { createStore } from './repositories/index.js';
 import { openMigratedDatabase, openReachableDatabase, startServer, startWorker } from './server.js';
 import { createServices } from './services/index.js';
+import { stopOnSignal } from './shutdown/stop-on-signal.js';
 import { promptNewPassword, readPasswordFromStdin } from './password-input.js';
 import { UsageError } from './usage-error.js';
 import { backupReport, backupStore } from './operations/backup.js';
@@ -68,17 +69,19 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve': {
       const app = await startServer(config);
-      return stopOnSignal((signal) => {
+      stopOnSignal((signal) => {
         app.log.info({ signal }, 'shutting down');
         return app.close();
-      });
+      }, config.shutdownGraceMs);
+      return -1; // runs until a signal
     }
     case 'worker': {
       const worker = await startWorker(config);
-      return stopOnSignal((signal) => {
+      stopOnSignal((signal) => {
         worker.log.info({ signal }, 'shutting down');
         return worker.stop();
-      });
+      }, config.shutdownGraceMs);
+      return -1; // runs until a signal
     }
     case 'migrate': {
       const db = await openReachableDatabase(config);
@@ -159,22 +162,6 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`Unknown command: ${command}\n\n${HELP}`);
       return 2;
   }
-}
-
-/** Runs until SIGTERM or SIGINT, then `stop`s and exits (1 if stopping failed). Returns -1: the process goes on. */
-function stopOnSignal(stop: (signal: string) => Promise<unknown>): number {
-  const onSignal = (signal: string) => {
-    stop(signal).then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`mailroom: could not stop cleanly: ${error instanceof Error ? error.message : String(error)}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
-  return -1;
 }
 
 function required(value: string | undefined, flag: string): string {

@@ -57,6 +57,7 @@ const EnvSchema = Type.Object({
   MAILROOM_SECRET_KEY: Type.Optional(Type.String()),
   WEBHOOK_ALLOW_PRIVATE: Type.Boolean({ default: false }),
   WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: 30_000 }),
+  SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -115,6 +116,12 @@ export interface Config {
    */
   secretKey: KeyObject | undefined;
   webhooks: WebhookSettings;
+  /**
+   * How long a stop on SIGTERM/SIGINT may take, from the signal to the exit:
+   * three quarters of it for deliveries and webhook posts in flight to finish,
+   * the rest to give back what is still held and close the store.
+   */
+  shutdownGraceMs: number;
 }
 
 export interface MetricsSettings {
@@ -237,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicOrigin: parsed.PUBLIC_URL === undefined ? undefined : new URL(parsed.PUBLIC_URL).origin,
     secretKey: parseSecretKey(parsed.MAILROOM_SECRET_KEY),
     webhooks: { allowPrivate: parsed.WEBHOOK_ALLOW_PRIVATE, retryBaseMs: parsed.WEBHOOK_RETRY_BASE_MS },
+    shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS,
   };
 }
 

@@ -22,6 +22,8 @@ import { createServices, type Services } from './services/index.js';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './services/rate-limiter.js';
 import { createLogger as createConfiguredLogger, createMetrics, startMetricsListener, type Metrics } from './observability/index.js';
 import { openSecretKey } from './secrets/secret-key.js';
+import { closeConnectionsOnceIdle } from './shutdown/close-idle-connections.js';
+import { workGraceMs } from './shutdown/settle-within.js';
 
 /** Opens the store the configuration names and checks that it answers. */
 export async function openReachableDatabase(config: Config, sqliteOptions: SqliteOptions = {}): Promise<Db> {
@@ -142,6 +144,7 @@ export function startWebhookDispatcher(store: Store, config: Config, metrics?: M
     pollMs: Math.min(config.worker.pollMs, WEBHOOK_POLL_MS),
     prepare: endpointPreparer(config),
     logger: createLogger(config).child({ component: 'webhooks' }),
+    stopGraceMs: workGraceMs(config.shutdownGraceMs),
   });
   dispatcher.start();
   return dispatcher;
@@ -247,6 +250,7 @@ export async function startServer(config: Config): Promise<App> {
     const app = await buildApp({ config: runtime.config, services: runtime.services });
     app.addHook('onClose', () => runtime.close());
     await listenForMetrics(app, config, runtime.metrics);
+    closeConnectionsOnceIdle(app.server);
     // The first run: nobody can sign in yet, so the log holds the way in (people/setup-service.ts). Issued
     // before listening: nothing may be awaited between "listening" and the caller's signal handlers, or a
     // SIGTERM in that gap (a slow store) would end the process without a clean stop.

@@ -1,12 +1,12 @@
 import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import type { SqliteOptions } from '../db/database.js';
-import { startTypeScriptThread } from '../typescript-thread.js';
+import { startModuleThread } from '../module-thread.js';
 import { attachmentMemoryOf, settleSends, type AcceptedSendWriter, type PendingSend, type SendWriteResult } from './accepted-sends.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
 import type { SendWriterReply, SendWriterRequest, SendWriterThreadData } from './send-writer-thread.js';
 
-const THREAD_ENTRY = new URL('./send-writer-thread.ts', import.meta.url);
+const THREAD_ENTRY = new URL('./send-writer-thread.js', import.meta.url);
 
 /**
  * The writer for the embedded SQLite store. better-sqlite3 works
@@ -45,7 +45,7 @@ export function createThreadedSendWriter(dataDir: string, sqliteOptions: SqliteO
   function thread(): Worker {
     if (worker) return worker;
     const data: SendWriterThreadData = { dataDir, sqliteOptions };
-    const started = startTypeScriptThread(THREAD_ENTRY, data);
+    const started = startModuleThread(THREAD_ENTRY, data);
     // Only writes in flight keep the process alive; an idle thread must not.
     started.unref();
     // One thread at a time holds every write in flight; once it is replaced, its late events concern nobody.

@@ -7,8 +7,8 @@ import { Type } from 'typebox';
 import { withoutApiKeys } from '../http/api-guard.js';
 import { DASHBOARD_HELMET } from './security-headers.js';
 
-/** Where `npm run build:web` (run by `npm install`'s prepare) writes the UI. */
-export const WEB_DIST = join(import.meta.dirname, '..', '..', 'web', 'dist');
+/** Where `npm run build:web` (run by `npm install`'s prepare) writes the UI: dist/web, found the same from src/dashboard and dist/dashboard. */
+export const WEB_DIST = join(import.meta.dirname, '..', '..', 'dist', 'web');
 
 /**
  * The UI's pages (web/src/app: the paths App and Shell show), each answered

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import { startTypeScriptThread } from '../typescript-thread.js';
+import { startModuleThread } from '../module-thread.js';
 import type { WalCheckpointerData, WalCheckpointerReply, WalCheckpointerRequest } from './wal-checkpointer-thread.js';
 
-const THREAD_ENTRY = new URL('./wal-checkpointer-thread.ts', import.meta.url);
+const THREAD_ENTRY = new URL('./wal-checkpointer-thread.js', import.meta.url);
 
 /** How often the checkpointer copies: what it leaves to the writers' own checkpoint is at most this much writing. */
 export const WAL_CHECKPOINT_INTERVAL_MS = 100;
@@ -23,7 +23,7 @@ export interface WalCheckpointer {
  */
 export function startWalCheckpointer(dataDir: string, logger: Logger, intervalMs = WAL_CHECKPOINT_INTERVAL_MS): WalCheckpointer {
   const data: WalCheckpointerData = { dataDir, intervalMs };
-  const thread = startTypeScriptThread(THREAD_ENTRY, data);
+  const thread = startModuleThread(THREAD_ENTRY, data);
   let running = true;
   // A plain listener rather than events.once, which would reject on an 'error' and leave stop() (and the close after it) undone.
   const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));

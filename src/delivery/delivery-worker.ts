@@ -14,16 +14,14 @@ import { createAttachmentLoader } from './attachment-loader.js';
 import { buildInThread, type MessageBuilder } from './threaded-message-builder.js';
 import { createWakeablePause } from '../wakeable-pause.js';
 import { createSecretBox, DKIM_PRIVATE_KEY } from '../secret-box.js';
+import { settleWithin, workGraceMs } from '../shutdown/settle-within.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';
 import type { Metrics } from '../observability/index.js';
-
-/** How long a stopping worker waits for hand-overs in flight before giving their jobs back anyway. */
-export const SHUTDOWN_GRACE_MS = 30_000;
 
 export interface DeliveryWorkerOptions {
   store: Store;
   provider: Provider;
-  config: Pick<Config, 'provider' | 'worker' | 'retry' | 'secretKey'>;
+  config: Pick<Config, 'provider' | 'worker' | 'retry' | 'secretKey' | 'shutdownGraceMs'>;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** Unique per worker; by default host, process and a random part. */
   owner?: string;
@@ -42,7 +40,7 @@ export interface DeliveryWorker {
   start(): void;
   /** Looks for due work now rather than at the next poll (a send was just accepted in this process). */
   wake(): void;
-  /** Stops claiming, lets hand-overs in flight finish and their outcomes be written (up to SHUTDOWN_GRACE_MS), gives back every job still held. */
+  /** Stops claiming, lets hand-overs in flight finish and their outcomes be written (up to three quarters of SHUTDOWN_GRACE_MS), gives back every job still held. */
   stop(): Promise<void>;
 }
 
@@ -151,19 +149,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
   }
 
-  /** Resolves when every hand-over and write in flight has settled, or the grace is over. */
-  async function settle(): Promise<'done' | 'timeout'> {
-    let graceTimer: NodeJS.Timeout | undefined;
-    const graceOver = new Promise<'timeout'>((resolve) => (graceTimer = setTimeout(() => resolve('timeout'), SHUTDOWN_GRACE_MS)));
-    const settled = (async () => {
-      while (handing.size + recording.size > 0) await Promise.allSettled([...handing.values(), ...recording.values()]);
-      return 'done' as const;
-    })();
-    const result = await Promise.race([settled, graceOver]);
-    clearTimeout(graceTimer);
-    return result;
-  }
-
   return {
     owner,
     troubleCounts: () => trouble.counts(),
@@ -183,7 +168,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       await loopDone;
       // Claimed ahead but never started: given back at once, without counting an attempt.
       const returned = await store.deliveryJobs.unclaim(ready.splice(0).map((r) => r.job.id), owner, new Date().toISOString());
-      const finished = await settle();
+      const finished = await settleWithin(() => [...handing.values(), ...recording.values()], workGraceMs(config.shutdownGraceMs));
       clearInterval(renewTimer);
       if (finished === 'timeout') logger.warn({ inFlight: handing.size + recording.size }, 'hand-overs still in flight at shutdown; giving their jobs back');
       const released = await store.deliveryJobs.releaseAll(owner, new Date().toISOString());

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
 import { ownedBytes } from '../sending/attachments/base64-content.js';
-import { startTypeScriptThread } from '../typescript-thread.js';
+import { startModuleThread } from '../module-thread.js';
 import type { BuildReply, BuildRequest } from './message-builder-thread.js';
 import { buildMessage, type BuiltMessage, type Envelope, type SigningDomain } from './message-builder.js';
 
@@ -21,7 +21,7 @@ export class BuilderUnavailableError extends Error {
   override name = 'BuilderUnavailableError';
 }
 
-const THREAD_ENTRY = new URL('./message-builder-thread.ts', import.meta.url);
+const THREAD_ENTRY = new URL('./message-builder-thread.js', import.meta.url);
 /** Longest close() waits for the builder thread to end. */
 const BUILDER_CLOSE_WAIT_MS = 2_000;
 
@@ -47,7 +47,7 @@ export function createThreadedMessageBuilder(): MessageBuilder & { close(): Prom
 
   function start(): Worker {
     if (thread) return thread;
-    const started = startTypeScriptThread(THREAD_ENTRY, null);
+    const started = startModuleThread(THREAD_ENTRY, null);
     started.unref(); // only builds in flight keep the process alive
     const lost = (reason: string) => {
       if (thread !== started) return;

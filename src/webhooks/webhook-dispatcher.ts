@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { newId } from '../ids.js';
 import type { Store } from '../repositories/index.js';
 import type { WebhookDelivery } from '../repositories/webhook-deliveries-repository.js';
+import { settleWithin } from '../shutdown/settle-within.js';
 import { WEBHOOK_RESOLVE_TIMEOUT_MS } from './url-guard.js';
 import { postWebhook, WEBHOOK_SOCKETS_PER_ENDPOINT, type PostResult } from './webhook-poster.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
@@ -54,6 +55,8 @@ export interface WebhookDispatcherOptions {
   /** Checks the endpoint's URL again (SSRF, DNS rebinding) and readies its signing; throws when it may not be posted to. */
   prepare(endpoint: { id: string; url: string; secret: string }): Promise<PreparedEndpoint>;
   timeoutMs?: number;
+  /** How long stop() waits for posts in flight before giving them back (serve: three quarters of SHUTDOWN_GRACE_MS); by default a post's longest. */
+  stopGraceMs?: number;
   random?: () => number;
 }
 
@@ -61,7 +64,7 @@ export interface WebhookDispatcher {
   start(): void;
   /** Looks for due deliveries now rather than at the next poll. */
   wake(): void;
-  /** Stops claiming, lets posts in flight finish (each bounded by the timeout), gives back the rest. */
+  /** Stops claiming, lets posts in flight finish and be recorded (up to stopGraceMs), gives back the rest. */
   stop(): Promise<void>;
 }
 
@@ -73,6 +76,7 @@ export interface WebhookDispatcher {
  */
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const { store, retryBaseMs, pollMs, logger, prepare, timeoutMs = WEBHOOK_TIMEOUT_MS, random = Math.random } = options;
+  const stopGraceMs = options.stopGraceMs ?? WEBHOOK_RESOLVE_TIMEOUT_MS + timeoutMs;
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}:webhooks`;
   const inFlight = new Map<string, Promise<void>>();
   const recording = new Map<string, Promise<void>>();
@@ -227,7 +231,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       running = false;
       wake();
       await loopDone;
-      while (inFlight.size + recording.size > 0) await Promise.allSettled([...inFlight.values(), ...recording.values()]);
+      const finished = await settleWithin(() => [...inFlight.values(), ...recording.values()], stopGraceMs);
+      // A post given back here may still reach its receiver: delivered again later, at least once (its id tells them apart).
+      if (finished === 'timeout') logger.warn({ inFlight: inFlight.size + recording.size }, 'webhook posts still in flight at shutdown; giving them back');
       await store.webhookDeliveries.releaseAll(owner, new Date().toISOString());
     },
   };

@@ -1,0 +1,141 @@
+/**
+ * `npm run bench:start`: how long Mailroom takes from the command to its first
+ * `200` from GET /v1/health/check, and its resident memory once idle, started
+ * as the README says (`npm start`) and, labelled, as `node dist/cli.js serve`
+ * directly. Each run starts twice on a data dir of its own: the first start
+ * (an empty dir: the store is created and migrated) and a restart. See
+ * bench/README.md for the target and the knobs.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BenchError, freePort, HOST, isRunning, positiveNumber, READY_TIMEOUT_MS, removeOnExit, runBench, startChild, stopChild, type Child } from './bench-process.js';
+
+const RUNS = Math.floor(positiveNumber('BENCH_RUNS', 5));
+/** How long a started server is left alone before its memory is read. */
+const IDLE_MS = positiveNumber('BENCH_IDLE_MS', 3_000);
+const TARGET_START_MS = 1_000;
+const TARGET_RSS_MB = 150;
+
+interface Way {
+  label: string;
+  command: string;
+  args: string[];
+}
+
+const WAYS: Way[] = [
+  { label: 'npm start (as the README says)', command: 'npm', args: ['start'] },
+  { label: 'node dist/cli.js serve (directly)', command: process.execPath, args: ['dist/cli.js', 'serve'] },
+];
+
+interface Sample {
+  startMs: number;
+  /**
+   * CPU time (user + system) the processes had used at the first 200: on a
+   * machine shared with other work the wall time above stretches with the
+   * load, this much less so.
+   */
+  cpuMs: number;
+  /** Mailroom's own process (Node). */
+  rssMb: number;
+  /** npm's process beside it, for `npm start`. */
+  npmRssMb: number | undefined;
+}
+
+/** VmRSS of a process, in MB (Linux /proc). */
+function rssMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  if (kb === undefined) throw new BenchError(`no VmRSS for process ${pid}`);
+  return Number(kb) / 1024;
+}
+
+/** CPU time a process has used so far, in ms (Linux /proc: utime and stime, in clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The one child of `pid` (`npm start` execs Node in place of its shell), from /proc. */
+function onlyChildOf(pid: number): number {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  if (children.length !== 1) throw new BenchError(`npm start has ${children.length} child processes (${children.join(', ')}), not Node alone`);
+  return Number(children[0]);
+}
+
+/** Polls the health check every few milliseconds: the figure is the time to the first 200. */
+async function timeToFirst200(child: Child, base: string, startedAt: bigint): Promise<number> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (!isRunning(child.proc)) throw new BenchError(`${child.name} exited during start-up:\n${child.output() || '(no output)'}`);
+    try {
+      const res = await fetch(`${base}/v1/health/check`, { signal: AbortSignal.timeout(1000) });
+      if (res.status === 200) return Number(process.hrtime.bigint() - startedAt) / 1e6;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new BenchError(`${child.name} did not answer 200 within ${READY_TIMEOUT_MS / 1000} s:\n${child.output() || '(no output)'}`);
+}
+
+async function measure(way: Way, dataDir: string): Promise<Sample> {
+  const port = await freePort();
+  const env = { ...process.env, PORT: String(port), HOST, MAILROOM_DATA_DIR: dataDir, INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0' };
+  const startedAt = process.hrtime.bigint();
+  const child = startChild(way.label, way.args, env, way.command);
+  try {
+    const startMs = await timeToFirst200(child, `http://${HOST}:${port}`, startedAt);
+    const pid = child.proc.pid!;
+    const npm = way.command === 'npm';
+    const mailroomPid = npm ? onlyChildOf(pid) : pid;
+    const cpu = cpuMs(mailroomPid) + (npm ? cpuMs(pid) : 0);
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    return { startMs, cpuMs: cpu, rssMb: rssMb(mailroomPid), npmRssMb: npm ? rssMb(pid) : undefined };
+  } finally {
+    await stopChild(child);
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const fmt = (values: number[], unit: string, digits = 0) =>
+  `median ${median(values).toFixed(digits)} ${unit} (min ${Math.min(...values).toFixed(digits)}, max ${Math.max(...values).toFixed(digits)})`;
+
+async function main(): Promise<number> {
+  console.log(`bench:start  ${new Date().toISOString()}  node ${process.version}  ${RUNS} runs per way, idle ${IDLE_MS} ms before reading RSS`);
+  console.log(`load average at the start: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (${cpus().length} CPUs)`);
+  const verdicts: string[] = [];
+  for (const way of WAYS) {
+    const first: Sample[] = [];
+    const again: Sample[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-bench-start-'));
+      removeOnExit(dataDir);
+      try {
+        first.push(await measure(way, dataDir));
+        again.push(await measure(way, dataDir));
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+        removeOnExit(undefined);
+      }
+    }
+    console.log(`\n${way.label}`);
+    for (const [what, samples] of [['first start (empty data dir)', first], ['restart (existing data dir)', again]] as const) {
+      console.log(`  ${what}: to first 200 ${fmt(samples.map((s) => s.startMs), 'ms')}; CPU used by then ${fmt(samples.map((s) => s.cpuMs), 'ms')}; idle RSS ${fmt(samples.map((s) => s.rssMb), 'MB', 1)}`);
+      const npm = samples.map((s) => s.npmRssMb).filter((v): v is number => v !== undefined);
+      if (npm.length > 0) console.log(`    npm's own process beside it: RSS ${fmt(npm, 'MB', 1)}`);
+    }
+    for (const [what, samples] of [['first start', first], ['restart', again]] as const) {
+      const startMs = median(samples.map((s) => s.startMs));
+      const rss = median(samples.map((s) => s.rssMb));
+      verdicts.push(
+        `${way.label}, ${what}: to first 200 ${startMs.toFixed(0)} ms (target < ${TARGET_START_MS}) ${startMs < TARGET_START_MS ? 'PASS' : 'FAIL'}; ` +
+          `idle RSS ${rss.toFixed(1)} MB (target < ${TARGET_RSS_MB}) ${rss < TARGET_RSS_MB ? 'PASS' : 'FAIL'}`,
+      );
+    }
+  }
+  console.log('');
+  for (const line of verdicts) console.log(line);
+  return 0;
+}
+
+runBench(main, 10 * 60_000);

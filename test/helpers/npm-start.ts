@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+export interface NpmStart {
+  /** The `npm start` process: the leader of a process group of its own. */
+  npm: ChildProcess;
+  /** Mailroom's own process, as its log names it (`"pid"`). */
+  mailroomPid: number;
+  base: string;
+  /** npm's exit code (null when ended by a signal). */
+  exited: Promise<number | null>;
+  /** Everything npm and Mailroom wrote to stdout and stderr so far. */
+  output(): string;
+  /** The processes of the group still there (zombies too): none once everything has ended. */
+  groupLeft(): number[];
+  /** SIGKILL to the whole group: for a failed test's leftovers. */
+  kill(): void;
+}
+
+/**
+ * Mailroom started as the README says, `npm start` in the checkout (with `env`
+ * naming the store, and PORT 0: a free port, read back from the log), in a
+ * process group of its own, so the test can signal it as a terminal or a
+ * supervisor would and see what is left afterwards.
+ */
+export async function npmStart(env: Record<string, string>): Promise<NpmStart> {
+  const npm = spawn('npm', ['start'], {
+    cwd: ROOT,
+    detached: true,
+    env: { ...process.env, INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0', LOG_LEVEL: 'info', ...env, PORT: '0' },
+  });
+  const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
+  let output = '';
+  const listening = await new Promise<{ pid: number; port: number }>((resolve, reject) => {
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /"pid":(\d+)[^\n]*"msg":"Server listening at http:\/\/127\.0\.0\.1:(\d+)"/.exec(output);
+      if (match) resolve({ pid: Number(match[1]), port: Number(match[2]) });
+    };
+    // Kept reading for the processes' whole life, so a full pipe never blocks them.
+    npm.stdout!.on('data', collect);
+    npm.stderr!.on('data', collect);
+    void exited.then((code) => reject(new Error(`npm start exited early with ${code}: ${output}`)));
+  });
+  const group = npm.pid!;
+  return {
+    npm,
+    mailroomPid: listening.pid,
+    base: `http://127.0.0.1:${listening.port}`,
+    exited,
+    output: () => output,
+    groupLeft: () => processesInGroup(group),
+    kill() {
+      try {
+        process.kill(-group, 'SIGKILL');
+      } catch {
+        // nothing left
+      }
+    },
+  };
+}
+
+/** The pids whose process group is `group`, from /proc (Linux): `pid (comm) state ppid pgrp …`. */
+function processesInGroup(group: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === group) pids.push(Number(entry));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return pids;
+}
