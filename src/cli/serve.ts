@@ -1,0 +1,61 @@
+import type { Command } from 'commander';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { createLogger, startServer, startWorker } from '../server.js';
+import { isPublicHostName } from '../services/domain-name.js';
+import { cliConfig } from './store.js';
+
+/** What an operator should see first in the log: where the data is, and a host name DNS cannot use. */
+export function logStartNotes(log: Logger, config: Config): void {
+  log.info({ dataDir: config.dataDir }, `data directory ${config.dataDir}`);
+  if (!isPublicHostName(config.mailHostname)) {
+    log.warn(
+      { mailHostname: config.mailHostname },
+      `MAILROOM_HOSTNAME is ${JSON.stringify(config.mailHostname)}, not a fully qualified domain name: the DNS records Mailroom suggests (return-path MX, SPF) will be wrong; set MAILROOM_HOSTNAME to this machine's public name, e.g. mail.example.com`,
+    );
+  }
+}
+
+/** Runs until SIGTERM or SIGINT, then `stop`s and exits (1 if stopping failed). */
+function stopOnSignal(stop: (signal: string) => Promise<unknown>): void {
+  const onSignal = (signal: string) => {
+    stop(signal).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`mailroom: could not stop cleanly: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}
+
+/** `mailroom serve` and `mailroom worker`: the long-running processes. */
+export function registerServeCommands(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the HTTP API and the delivery worker (migrations are applied first)')
+    .action(async () => {
+      const config = cliConfig();
+      logStartNotes(createLogger(config), config);
+      const app = await startServer(config);
+      stopOnSignal((signal) => {
+        app.log.info({ signal }, 'shutting down');
+        return app.close();
+      });
+    });
+
+  program
+    .command('worker')
+    .description('Run the delivery worker alone (for API and workers on separate machines)')
+    .action(async () => {
+      const config = cliConfig();
+      logStartNotes(createLogger(config), config);
+      const worker = await startWorker(config);
+      stopOnSignal((signal) => {
+        worker.log.info({ signal }, 'shutting down');
+        return worker.stop();
+      });
+    });
+}
