@@ -39,11 +39,15 @@ export function registerServeCommands(program: Command): void {
     .action(async () => {
       const config = cliConfig();
       logStartNotes(createLogger(config), config);
-      const app = await startServer(config);
-      stopOnSignal((signal) => {
+      // Listening before starting: Fastify resolves listen() a turn of the event loop after the socket
+      // is open, and a SIGTERM in that gap would end the process without a clean stop.
+      const starting = startServer(config);
+      stopOnSignal(async (signal) => {
+        const app = await starting;
         app.log.info({ signal }, 'shutting down');
         return app.close();
       });
+      await starting;
     });
 
   program
@@ -52,10 +56,12 @@ export function registerServeCommands(program: Command): void {
     .action(async () => {
       const config = cliConfig();
       logStartNotes(createLogger(config), config);
-      const worker = await startWorker(config);
-      stopOnSignal((signal) => {
+      const starting = startWorker(config);
+      stopOnSignal(async (signal) => {
+        const worker = await starting;
         worker.log.info({ signal }, 'shutting down');
         return worker.stop();
       });
+      await starting;
     });
 }
