@@ -17,7 +17,7 @@ export const DEFAULT_WORKER_CONCURRENCY = 32;
  * Every setting Mailroom reads, in one schema, read once at start-up.
  * A bad value stops the process with a message naming the variable.
  */
-const EnvSchema = Type.Object({
+export const EnvSchema = Type.Object({
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
   MAILROOM_DATA_DIR: Type.String({ minLength: 1, default: './data' }),
@@ -178,7 +178,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const raw: Record<string, string> = {};
   for (const name of Object.keys(EnvSchema.properties)) {
     const value = env[name];
-    // An empty variable means "not set", as in most twelve-factor tools.
+    // An empty number is a template's slip (`PORT=$PORT` with nothing in it), not a wish for the default.
+    if (value === '' && isInteger(name)) throw new ConfigError(`Invalid configuration: ${name} ${describe(name, 'is empty')} (got "")`);
+    // Any other empty variable means "not set", as in most twelve-factor tools.
     if (value !== undefined && value !== '') raw[name] = value;
   }
   const converted = Value.Default(EnvSchema, Value.Convert(EnvSchema, { ...raw }));
@@ -267,6 +269,11 @@ export function secretKeyFromText(value: string): KeyObject | undefined {
   if (/^[0-9a-fA-F]{64}$/.test(text)) bytes = Buffer.from(text, 'hex');
   else if (/^[A-Za-z0-9+/_-]{43}={0,1}$/.test(text)) bytes = Buffer.from(text, 'base64');
   return bytes?.length === 32 ? createSecretKey(bytes) : undefined;
+}
+
+function isInteger(name: string): boolean {
+  const property = EnvSchema.properties[name as keyof Env];
+  return 'type' in property && property.type === 'integer';
 }
 
 function describe(name: string, schemaMessage: string): string {

@@ -3,6 +3,7 @@ import { buildApp, type App } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase, pingDatabase, storeKindOf, UnreachableError, type Db, type SqliteOptions } from './db/database.js';
 import { assertMigrated, migrateToLatest } from './db/migrator.js';
+import { listenFailure } from './listen-failure.js';
 import { startWalCheckpointer } from './db/wal-checkpointer.js';
 import { connectRedis } from './db/redis.js';
 import { createDeliveryWorker, type DeliveryWorker } from './delivery/delivery-worker.js';
@@ -255,7 +256,9 @@ export async function startServer(config: Config): Promise<App> {
     // before listening: nothing may be awaited between "listening" and the caller's signal handlers, or a
     // SIGTERM in that gap (a slow store) would end the process without a clean stop.
     const setupToken = await runtime.services.setup.issueIfNoUsers();
-    await app.listen({ host: config.host, port: config.port });
+    await app.listen({ host: config.host, port: config.port }).catch((error: unknown) => {
+      throw listenFailure(error, { portVariable: 'PORT', hostVariable: 'HOST', host: config.host, port: config.port });
+    });
     if (setupToken) {
       const origin = config.publicOrigin ?? app.listeningOrigin;
       app.log.info(`No one can sign in yet: open ${origin}/setup?token=${setupToken} within an hour to create the first admin account and workspace`);

@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFile, spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { mailroomCommand as mailroom, startServe } from './helpers/serve-process.js';
+import { isPublicHostName } from '../src/services/domain-name.js';
+import { BIN, mailroomCommand as mailroom, startServe } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 
 describe('the mailroom command', () => {
@@ -56,6 +60,7 @@ describe('the mailroom command', () => {
       assert.ok(migrations.length >= 7);
       assert.equal(mailroom(['migrate'], fresh.env).stdout, `Applied: ${migrations.join(', ')}\n`);
       assert.equal(mailroom(['migrate'], fresh.env).stdout, 'Database is up to date\n');
+      assert.deepEqual(JSON.parse(mailroom(['migrate', '--json'], fresh.env).stdout), { applied: [] });
     } finally {
       await fresh.drop();
     }
@@ -89,7 +94,8 @@ describe('the mailroom command', () => {
   it('refuses an unknown command and a missing option', () => {
     const unknown = mailroom(['frobnicate'], store.env);
     assert.equal(unknown.status, 2);
-    assert.ok(unknown.stderr.startsWith('Unknown command: frobnicate'));
+    assert.equal(unknown.stderr, "mailroom: unknown command 'frobnicate'; see mailroom --help\n");
+    assert.equal(unknown.stdout, '');
     const missing = mailroom(['workspace', 'create'], store.env);
     assert.equal(missing.status, 2);
     assert.equal(missing.stderr, 'mailroom: --name is required\n');
@@ -97,6 +103,8 @@ describe('the mailroom command', () => {
 
   const badValues: [Record<string, string>, string][] = [
     [{ PORT: 'eighty' }, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "eighty")'],
+    // An empty number is a mistake (PORT=$PORT with nothing in it), not the default.
+    [{ PORT: '' }, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "")'],
     [{ PORT: '70000' }, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "70000")'],
     [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
     [{ MAILROOM_PROVIDER: 'carrier-pigeon' }, 'Invalid configuration: MAILROOM_PROVIDER must be one of sandbox, smtp (got "carrier-pigeon")'],
@@ -148,6 +156,174 @@ describe('the mailroom command', () => {
     assert.deepEqual(config.rateLimits, { sendPerMinute: 30, otherPerMinute: 60 });
     assert.equal(config.provider, 'sandbox');
     assert.ok(config.dataDir.endsWith('/data'));
+  });
+
+  it('prints its version with --version and -V, from package.json', () => {
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8'));
+    for (const flag of ['--version', '-V']) {
+      const res = mailroom([flag], {});
+      assert.deepEqual([res.status, res.stdout, res.stderr], [0, `${version}\n`, '']);
+    }
+  });
+
+  it('answers --help for every command with its usage', async () => {
+    const commands = ['serve', 'worker', 'migrate', 'workspace', 'workspace create', 'workspace list', 'api-key create', 'api-key list', 'api-key delete',
+      'user create', 'user list', 'user reset-password', 'sandbox show', 'inbound parse', 'config'];
+    const run = promisify(execFile);
+    // Side by side: each is a process start and nothing more.
+    const helps = await Promise.all(commands.map((command) => run(process.execPath, [BIN, ...command.split(' '), '--help'], { encoding: 'utf8' })));
+    helps.forEach(({ stdout }, i) => assert.ok(stdout.startsWith(`Usage: mailroom ${commands[i]} `), `${commands[i]} --help:\n${stdout}`));
+    assert.match(helps[commands.indexOf('api-key delete')]!.stdout, /Usage: mailroom api-key delete --workspace ID KEY_ID \[--json\]/);
+    // The top level lists every command in full.
+    const top = mailroom(['--help'], {}).stdout;
+    for (const command of commands.filter((c) => c !== 'workspace')) assert.ok(top.includes(`\n  ${command}`), `--help lists ${command}`);
+  });
+
+  it('refuses an unknown option in one line, with status 2, naming where help is', () => {
+    const res = mailroom(['workspace', 'list', '--jsn'], store.env);
+    assert.equal(res.status, 2);
+    assert.equal(res.stderr, "mailroom: unknown option '--jsn' (Did you mean --json?); see mailroom workspace list --help\n");
+    const extra = mailroom(['sandbox', 'show', 'msg_a', 'msg_b'], store.env);
+    assert.equal(extra.status, 2);
+    assert.equal(extra.stderr.split('\n').length, 2, extra.stderr);
+  });
+
+  it('lists workspaces, oldest first, as JSON with --json', () => {
+    const { workspace_id } = JSON.parse(mailroom(['workspace', 'create', '--name', 'Listed', '--json'], store.env).stdout);
+    const res = mailroom(['workspace', 'list', '--json'], store.env);
+    assert.equal(res.status, 0, res.stderr);
+    const listed = JSON.parse(res.stdout) as Array<{ id: string; name: string; created_at: string }>;
+    assert.deepEqual(listed.find((w) => w.id === workspace_id), { id: workspace_id, name: 'Listed', created_at: listed.find((w) => w.id === workspace_id)!.created_at });
+    assert.deepEqual(listed.map((w) => w.id), listed.map((w) => w.id).sort());
+    assert.match(mailroom(['workspace', 'list'], store.env).stdout, new RegExp(`^ID +NAME +CREATED\n[\\s\\S]*${workspace_id}  +Listed  +\\d{4}-`));
+  });
+
+  it('lists and deletes API keys, never showing a key in a list', () => {
+    const { workspace_id } = JSON.parse(mailroom(['workspace', 'create', '--name', 'Keyring', '--json'], store.env).stdout);
+    const created = JSON.parse(mailroom(['api-key', 'create', '--workspace', workspace_id, '--name', 'ci', '--json'], store.env).stdout);
+    const list = () => JSON.parse(mailroom(['api-key', 'list', '--workspace', workspace_id, '--json'], store.env).stdout) as Array<Record<string, unknown>>;
+    const before = list();
+    assert.deepEqual(before.map((k) => k.name), ['ci', 'default']);
+    assert.deepEqual(Object.keys(before[0]!).sort(), ['created_at', 'domain_id', 'id', 'last_used_at', 'masked_key', 'name', 'permission']);
+    assert.ok(!JSON.stringify(before).includes(created.key));
+    const deleted = mailroom(['api-key', 'delete', '--workspace', workspace_id, created.id, '--json'], store.env);
+    assert.equal(deleted.status, 0, deleted.stderr);
+    assert.deepEqual(JSON.parse(deleted.stdout), { id: created.id, deleted: true });
+    assert.deepEqual(list().map((k) => k.name), ['default']);
+    const again = mailroom(['api-key', 'delete', '--workspace', workspace_id, created.id], store.env);
+    assert.deepEqual([again.status, again.stderr], [1, 'mailroom: API key not found\n']);
+    const unknown = mailroom(['api-key', 'list', '--workspace', 'ws_nope'], store.env);
+    assert.deepEqual([unknown.status, unknown.stderr], [1, 'mailroom: No workspace ws_nope\n']);
+  });
+
+  it('prints the effective settings with config, secrets masked, and where each came from', () => {
+    const secretKey = Buffer.alloc(32, 7).toString('base64');
+    const env = {
+      ...store.env,
+      DATABASE_URL: 'postgres://mailroom:hunter2@db.example:5432/mailroom',
+      REDIS_URL: 'redis://:redis-pass@cache.example:6379',
+      MAILROOM_PROVIDER: 'smtp',
+      SMTP_URL: 'smtps://relay-user:smtp-pass@relay.example:465',
+      MAILROOM_SECRET_KEY: secretKey,
+      RATE_LIMIT_SEND_PER_MIN: '99',
+    };
+    const res = mailroom(['config', '--json'], env);
+    assert.equal(res.status, 0, res.stderr);
+    const settings = JSON.parse(res.stdout);
+    assert.deepEqual(settings.DATABASE_URL, { value: 'postgres://mailroom:********@db.example:5432/mailroom', source: 'environment' });
+    assert.deepEqual(settings.REDIS_URL, { value: 'redis://:********@cache.example:6379', source: 'environment' });
+    assert.deepEqual(settings.SMTP_URL, { value: 'smtps://relay-user:********@relay.example:465', source: 'environment' });
+    assert.deepEqual(settings.MAILROOM_SECRET_KEY, { value: '********', source: 'environment' });
+    assert.deepEqual(settings.RATE_LIMIT_SEND_PER_MIN, { value: '99', source: 'environment' });
+    assert.deepEqual(settings.WORKER_LEASE_MS, { value: '60000', source: 'default' });
+    assert.deepEqual(settings.MAILROOM_DATA_DIR, { value: store.dataDir, source: 'environment' });
+    const text = mailroom(['config'], env).stdout;
+    assert.match(text, /^RATE_LIMIT_SEND_PER_MIN=99 +# environment$/m);
+    for (const output of [res.stdout, text]) {
+      for (const secret of ['hunter2', 'redis-pass', 'smtp-pass', secretKey]) assert.ok(!output.includes(secret), `config never shows ${secret}`);
+    }
+    // A bad value stops it as it stops start-up.
+    assert.deepEqual(mailroom(['config'], { ...store.env, PORT: 'eighty' }).status, 1);
+  });
+
+  it('reads .env from the working directory, the real environment winning', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mailroom-env-'));
+    try {
+      writeFileSync(join(dir, '.env'), 'RATE_LIMIT_OTHER_PER_MIN=77   # from the file\nRATE_LIMIT_SEND_PER_MIN=11\nSMTP_URL="smtp://u:file-pass@relay.example:587"\n');
+      const res = mailroom(['config', '--json'], { ...store.env, RATE_LIMIT_SEND_PER_MIN: '22' }, { cwd: dir });
+      assert.equal(res.status, 0, res.stderr);
+      const settings = JSON.parse(res.stdout);
+      assert.deepEqual(settings.RATE_LIMIT_OTHER_PER_MIN, { value: '77', source: '.env' });
+      assert.deepEqual(settings.RATE_LIMIT_SEND_PER_MIN, { value: '22', source: 'environment' });
+      assert.deepEqual(settings.SMTP_URL, { value: 'smtp://u:********@relay.example:587', source: '.env' });
+      // And a command that starts Mailroom runs with it: a bad value in .env stops it, naming the variable.
+      writeFileSync(join(dir, '.env'), 'PORT=eighty\n');
+      const bad = mailroom(['serve'], store.env, { cwd: dir });
+      assert.deepEqual([bad.status, bad.stderr], [1, 'mailroom: Invalid configuration: PORT must be an integer from 0 to 65535 (got "eighty")\n']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stops start-up in one line naming PORT, or INBOUND_SMTP_PORT, when the port is taken', async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as { port: number };
+    try {
+      const http = mailroom(['serve'], { ...store.env, PORT: String(port), INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0' });
+      assert.equal(http.status, 1);
+      assert.equal(http.stderr, `mailroom: Cannot listen on PORT ${port} at 127.0.0.1 (EADDRINUSE): another process is listening there; stop it, or set PORT to a free port\n`);
+      const inbound = mailroom(['serve'], { ...store.env, PORT: '0', INBOUND_SMTP_PORT: String(port), SUBMISSION_PORT: '0' });
+      assert.equal(inbound.status, 1);
+      assert.equal(
+        inbound.stderr,
+        `mailroom: Cannot listen on INBOUND_SMTP_PORT ${port} at 127.0.0.1 (EADDRINUSE): another process is listening there; stop it, or set INBOUND_SMTP_PORT to a free port, or 0 for none\n`,
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
+  // Root may write anywhere and listen on any port: the refusals are seen as an ordinary user (nobody) would see them.
+  const asUser = process.getuid?.() === 0 ? { uid: 65534 } : {};
+
+  it('stops start-up in one line naming MAILROOM_DATA_DIR when the directory cannot be written', () => {
+    const parent = mkdtempSync(join(tmpdir(), 'mailroom-readonly-'));
+    chmodSync(parent, 0o555);
+    try {
+      // The embedded store's directory, whichever store this run tests.
+      const res = mailroom(['migrate'], { MAILROOM_DATA_DIR: join(parent, 'data') }, asUser);
+      assert.equal(res.status, 1);
+      assert.equal(res.stderr, `mailroom: Cannot use MAILROOM_DATA_DIR ${join(parent, 'data')}: permission denied (it must be a directory this user can write, or one it can create)\n`);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  it('stops start-up in one line naming PORT when the port needs privileges', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-port-'));
+    chmodSync(dataDir, 0o777);
+    try {
+      const res = mailroom(['serve'], { MAILROOM_DATA_DIR: dataDir, PORT: '80', INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0' }, asUser);
+      assert.equal(res.status, 1);
+      assert.equal(res.stderr, 'mailroom: Cannot listen on PORT 80 at 127.0.0.1 (EACCES): permission denied (ports below 1024 need root or CAP_NET_BIND_SERVICE); set PORT to 1024 or above\n');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('logs the data directory as an absolute path at start, and warns of a MAILROOM_HOSTNAME that is not fully qualified', async () => {
+    const server = await startServe({ ...store.env, MAILROOM_DATA_DIR: relative(process.cwd(), store.dataDir), MAILROOM_HOSTNAME: 'mailbox' });
+    try {
+      const lines = server.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+      assert.ok(lines.some((line) => line.dataDir === store.dataDir && line.msg === `data directory ${store.dataDir}`), server.output());
+      const warning = lines.find((line) => line.level === 40 && line.mailHostname === 'mailbox');
+      assert.match(warning?.msg ?? '', /^MAILROOM_HOSTNAME is "mailbox", not a fully qualified domain name: the DNS records Mailroom suggests \(return-path MX, SPF\) will be wrong/);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+    for (const name of ['mail.example.com', 'MX1.Example.NET.']) assert.equal(isPublicHostName(name), true, name);
+    for (const name of ['mailbox', 'localhost', 'vm.localdomain', 'box.local', '192.0.2.1', 'db.internal']) assert.equal(isPublicHostName(name), false, name);
   });
 
   it('serves until SIGTERM, then exits cleanly', async () => {

@@ -282,7 +282,7 @@ describe('SMTP submission refusals', () => {
   it('stops a start whose SUBMISSION_PORT is taken, naming the variable', async () => {
     const config = loadConfig({ ...t.storeEnv, LOG_LEVEL: 'silent', SUBMISSION_PORT: String(port) });
     await assert.rejects(openRuntime(config, { submission: true }), (error: unknown) =>
-      error instanceof ConfigError && error.message === `Cannot listen on SUBMISSION_PORT ${port} at 127.0.0.1 (EADDRINUSE)`,
+      error instanceof ConfigError && error.message === `Cannot listen on SUBMISSION_PORT ${port} at 127.0.0.1 (EADDRINUSE): another process is listening there; stop it, or set SUBMISSION_PORT to a free port, or 0 for none`,
     );
   });
 

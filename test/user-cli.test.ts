@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../src/config.js';
-import { verifyPassword } from '../src/people/index.js';
+import { createSessionService, verifyPassword } from '../src/people/index.js';
 import { createStore } from '../src/repositories/index.js';
 import { openMigratedDatabase } from '../src/server.js';
 import { mailroomCommand } from './helpers/serve-process.js';
@@ -64,6 +64,43 @@ describe('mailroom user create', () => {
     const noTerminal = userCreate(['--email', 'bob@example.com'], PASSWORD);
     assert.deepEqual([noTerminal.status, noTerminal.stderr], [2, 'mailroom: No terminal to ask for the password on: pipe it in with --password-stdin\n']);
   });
+
+  it('lists users with their workspaces, as JSON with --json', () => {
+    const res = mailroomCommand(['user', 'list', '--json'], store.env);
+    assert.equal(res.status, 0, res.stderr);
+    const ada = (JSON.parse(res.stdout) as Array<Record<string, unknown>>).find((u) => u.email === 'ada@example.com');
+    assert.deepEqual(ada, { id: ada?.id, email: 'ada@example.com', created_at: ada?.created_at, memberships: [{ workspace_id: workspaceId, role: 'admin' }] });
+    assert.match(mailroomCommand(['user', 'list'], store.env).stdout, new RegExp(`^ID +E-MAIL +CREATED +WORKSPACES\n[\\s\\S]*ada@example\\.com +\\S+ +${workspaceId} \\(admin\\)`));
+  });
+
+  it('resets a password from standard input and ends every session of the user', async () => {
+    const created = userCreate(['--email', 'reset@example.com', '--password-stdin', '--json'], PASSWORD);
+    const { id } = JSON.parse(created.stdout);
+    const db = await openMigratedDatabase(loadConfig({ ...store.env, LOG_LEVEL: 'silent' }));
+    try {
+      const sessions = createSessionService(createStore(db));
+      const signedIn = await sessions.openFor({ id, email: 'reset@example.com' });
+      const reset = spawnSync(process.execPath, [BIN, 'user', 'reset-password', '--email', 'Reset@Example.com', '--password-stdin', '--json'], {
+        env: { ...process.env, ...store.env },
+        input: 'a new long password\n',
+        encoding: 'utf8',
+      });
+      assert.equal(reset.status, 0, reset.stderr);
+      assert.deepEqual(JSON.parse(reset.stdout), { id, email: 'reset@example.com', ended_sessions: 1 });
+      assert.equal(await sessions.authenticate(signedIn.token), undefined, 'the old session no longer signs in');
+      const user = await storedUser('reset@example.com');
+      assert.equal(await verifyPassword('a new long password', user!.password_hash), true);
+      assert.equal(await verifyPassword(PASSWORD, user!.password_hash), false);
+    } finally {
+      await db.destroy();
+    }
+    const resetCommand = (email: string, input: string) =>
+      spawnSync(process.execPath, [BIN, 'user', 'reset-password', '--email', email, '--password-stdin'], { env: { ...process.env, ...store.env }, input, encoding: 'utf8' });
+    assert.deepEqual(pick(resetCommand('nobody@example.com', PASSWORD)), [1, 'mailroom: No user with the e-mail address nobody@example.com\n']);
+    assert.deepEqual(pick(resetCommand('reset@example.com', 'short')), [1, 'mailroom: password must be at least 10 characters long\n']);
+  });
+
+  const pick = (res: { status: number | null; stderr: string }) => [res.status, res.stderr];
 
   /** Runs `user create` at a pseudo-terminal, typing each answer once its prompt has shown; resolves with the exit status and all the terminal showed. */
   async function atTerminal(args: string[], answers: string[]): Promise<{ status: number | null; screen: string }> {

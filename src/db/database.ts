@@ -1,8 +1,9 @@
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { Config } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
 import { ensurePrivateDir, ensurePrivateFile, PRIVATE_FILE_MODE, tightenMode } from '../secrets/private-files.js';
 import { usePreparedStatements } from './postgres-statements.js';
 import type { Database } from './schema.js';
@@ -47,7 +48,25 @@ export function openDatabase(
   config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs'>,
   sqliteOptions: SqliteOptions = {},
 ): Db {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config) : openSqlite(config.dataDir, sqliteOptions);
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, config);
+  try {
+    return openSqlite(config.dataDir, sqliteOptions);
+  } catch (error) {
+    // mkdir's EACCES, or SQLite's "unable to open database file" in a directory this user cannot write: the fix is the directory.
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    const denied = code === 'EACCES' || code === 'EPERM' || (code.startsWith('SQLITE_') && !isWritable(config.dataDir));
+    const why = denied ? 'permission denied' : (error as Error).message;
+    throw new ConfigError(`Cannot use MAILROOM_DATA_DIR ${config.dataDir}: ${why} (it must be a directory this user can write, or one it can create)`, { cause: error });
+  }
+}
+
+function isWritable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** One round trip to the store; throws if it cannot be reached. */

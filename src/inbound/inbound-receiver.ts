@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
 import type { InboundSettings } from '../config.js';
+import { listenFailure } from '../listen-failure.js';
 import { RETURN_PATH_LABEL } from '../services/dns-records.js';
 import type { InboundVerdict } from '../services/inbound-report-service.js';
 import { looksLikeReturnPath, type ReturnPathSigner } from './return-path.js';
@@ -93,7 +94,9 @@ export async function startInboundReceiver(
   });
   server.on('error', (error) => logger.warn({ err: error }, 'inbound SMTP connection error'));
   server.listen(settings.port, settings.host);
-  await once(server.server, 'listening');
+  await once(server.server, 'listening').catch((error: unknown) => {
+    throw listenFailure(error, { portVariable: 'INBOUND_SMTP_PORT', hostVariable: 'INBOUND_SMTP_HOST', host: settings.host, port: settings.port, optional: true });
+  });
   const { port } = server.server.address() as { port: number };
   logger.info({ host: settings.host, port }, 'inbound SMTP receiver listening');
   return { port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };

@@ -54,6 +54,27 @@ export function createUserService(store: Store) {
       return store.users.workspacesOf(userId);
     },
 
+    /** Every user and their memberships, oldest first: what `mailroom user list` prints. */
+    list() {
+      return store.users.listWithMemberships();
+    },
+
+    /**
+     * An operator's reset of a user's password (the user forgot it): the new
+     * one must meet the rule every password meets, and every session of the
+     * user ends, so whoever held one signs in again with the new password.
+     */
+    async resetPassword(rawEmail: string, password: string): Promise<{ id: string; email: string; ended_sessions: number }> {
+      const user = await store.users.findByEmail(rawEmail.trim());
+      if (!user) throw new NotFoundError(`No user with the e-mail address ${rawEmail.trim()}`);
+      checkNewPassword(password);
+      const passwordHash = await hashPassword(password);
+      return store.transaction(async (repos) => {
+        await repos.users.setPasswordHash(user.id, passwordHash, nowIso());
+        return { id: user.id, email: user.email, ended_sessions: await repos.sessions.deleteOthers(user.id, undefined) };
+      });
+    },
+
     /**
      * A new user, and their membership of a workspace when one is named (with
      * its role: both or neither). The same e-mail address in another case is

@@ -18,6 +18,16 @@ export function createUsersRepository(db: Db) {
       return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
+    /** Every user with their memberships (oldest first), oldest user first. */
+    async listWithMemberships(): Promise<Array<Pick<UsersTable, 'id' | 'email' | 'created_at'> & { memberships: Array<{ workspace_id: string; role: MemberRole }> }>> {
+      const users = await db.selectFrom('users').select(['id', 'email', 'created_at']).orderBy('id').execute();
+      const members = await db.selectFrom('workspace_members').select(['user_id', 'workspace_id', 'role']).orderBy('created_at').orderBy('workspace_id').execute();
+      return users.map((user) => ({
+        ...user,
+        memberships: members.filter((m) => m.user_id === user.id).map(({ workspace_id, role }) => ({ workspace_id, role })),
+      }));
+    },
+
     async setPasswordHash(id: string, passwordHash: string, updatedAt: string): Promise<void> {
       await db.updateTable('users').set({ password_hash: passwordHash, updated_at: updatedAt }).where('id', '=', id).execute();
     },

@@ -14,5 +14,9 @@ export function createWorkspacesRepository(db: Db) {
     async findById(id: string): Promise<WorkspacesTable | undefined> {
       return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
     },
+    /** Every workspace, oldest first (ids sort by creation time). */
+    async list(): Promise<WorkspacesTable[]> {
+      return db.selectFrom('workspaces').selectAll().orderBy('id').execute();
+    },
   };
 }

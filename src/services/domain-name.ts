@@ -18,3 +18,21 @@ export function normalizeDomainName(input: string): string {
   if (!valid) throw new ValidationError(`domain must be a valid domain name such as example.com (got ${JSON.stringify(input)})`);
   return ascii;
 }
+
+/** Names that never resolve in public DNS (RFC 6761, 6762, 8375 and common private suffixes). */
+const PRIVATE_SUFFIXES = ['localhost', 'localdomain', 'local', 'internal', 'lan', 'home.arpa', 'invalid'];
+
+/**
+ * Whether a host name is a fully qualified name in public DNS, as the MX and
+ * SPF records Mailroom suggests need (`mail.example.com`; not `vm`, an IP
+ * address, or `box.local`).
+ */
+export function isPublicHostName(name: string): boolean {
+  let ascii: string;
+  try {
+    ascii = normalizeDomainName(name);
+  } catch {
+    return false;
+  }
+  return !PRIVATE_SUFFIXES.some((suffix) => ascii === suffix || ascii.endsWith(`.${suffix}`));
+}

@@ -1,5 +1,6 @@
 import { NotFoundError, ValidationError } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
+import type { WorkspacesTable } from '../db/schema.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import { issueApiKey, type ApiKeyScope } from './api-key-service.js';
 
@@ -35,10 +36,25 @@ export function createWorkspaceService(store: Store) {
       return { id: workspaceId, name };
     },
 
+    /** Every workspace, oldest first: what an operator picks an id from. */
+    list(): Promise<WorkspacesTable[]> {
+      return store.workspaces.list();
+    },
+
     /** Another key for an existing workspace, for an operator who lost every key. */
     async createKey(workspaceId: string, name: string, scope: ApiKeyScope = {}) {
-      if (!(await store.workspaces.findById(workspaceId))) throw new ValidationError(`No workspace ${workspaceId}`);
+      await mustExist(workspaceId);
       return issueApiKey(store, workspaceId, name, scope);
     },
+
+    /** An existing workspace's keys, as the API lists them: never the key itself. */
+    async listKeys(workspaceId: string) {
+      await mustExist(workspaceId);
+      return store.apiKeys.listByWorkspace(workspaceId);
+    },
   };
+
+  async function mustExist(workspaceId: string): Promise<void> {
+    if (!(await store.workspaces.findById(workspaceId))) throw new ValidationError(`No workspace ${workspaceId}`);
+  }
 }

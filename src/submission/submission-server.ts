@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerAuthenticationResponse, type SMTPServerSession } from 'smtp-server';
-import { ConfigError, type Config, type SubmissionSettings } from '../config.js';
+import type { Config, SubmissionSettings } from '../config.js';
+import { listenFailure } from '../listen-failure.js';
 import type { AuthenticatedKey } from '../services/api-key-service.js';
 import { parseMailbox } from '../services/email-address.js';
 import type { RateLimiter } from '../services/rate-limiter.js';
@@ -197,9 +198,7 @@ export async function startSubmissionServer(
   try {
     await once(server.server, 'listening');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    const hint = code === 'EACCES' ? ': ports below 1024 need root; set SUBMISSION_PORT=2587, or 0 for none' : '';
-    throw new ConfigError(`Cannot listen on SUBMISSION_PORT ${settings.port} at ${settings.host} (${code})${hint}`);
+    throw listenFailure(error, { portVariable: 'SUBMISSION_PORT', hostVariable: 'HOST', host: settings.host, port: settings.port, optional: true });
   }
   const { port } = server.server.address() as { port: number };
   logger.info({ host: settings.host, port }, 'SMTP submission listening');

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 
 export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'mailroom.js');
 
-/** Runs a `mailroom` command to completion as a real process. */
-export function mailroomCommand(args: string[], env: Record<string, string>) {
-  return spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+/** Runs a `mailroom` command to completion as a real process (in `cwd`, as `uid`, when given). */
+export function mailroomCommand(args: string[], env: Record<string, string>, options: { cwd?: string; uid?: number } = {}) {
+  const user = options.uid === undefined ? {} : { uid: options.uid, gid: options.uid };
+  return spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', cwd: options.cwd, ...user });
 }
 
 export interface ServeProcess {

@@ -1,0 +1,23 @@
+import type { Command } from 'commander';
+import { migrateToLatest } from '../db/migrator.js';
+import { openReachableDatabase } from '../server.js';
+import { printResult } from './output.js';
+import { cliConfig } from './store.js';
+
+/** `mailroom migrate`: what every process does first, alone. */
+export function registerMigrateCommand(program: Command): void {
+  program
+    .command('migrate')
+    .description('Apply pending database migrations and exit')
+    .usage('[--json]')
+    .option('--json', 'print {"applied": [names]}')
+    .action(async (options: { json?: boolean }) => {
+      const db = await openReachableDatabase(cliConfig());
+      try {
+        const applied = await migrateToLatest(db);
+        printResult(options.json, { applied }, () => (applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date\n'));
+      } finally {
+        await db.destroy();
+      }
+    });
+}

@@ -1,0 +1,83 @@
+import { Command, Help } from 'commander';
+import { registerApiKeyCommands } from './api-key.js';
+import { registerConfigCommand } from './config.js';
+import { registerInboundCommands } from './inbound.js';
+import { registerMigrateCommand } from './migrate.js';
+import { registerOperationsCommands } from './operations.js';
+import { registerSandboxCommands } from './sandbox.js';
+import { registerServeCommands } from './serve.js';
+import { registerUserCommands } from './user.js';
+import { registerWorkspaceCommands } from './workspace.js';
+import { mailroomVersion } from './version.js';
+
+const MIN_DESCRIPTION_WIDTH = 40;
+
+/** A command's words after `mailroom` (`workspace create`). */
+function pathOf(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/**
+ * The command list shows every command in full with its usage
+ * (`workspace create --name NAME [--json]`), the top level included, so one
+ * `mailroom --help` shows every command there is.
+ */
+const layout: Partial<Help> = {
+  visibleCommands(this: Help, command: Command): Command[] {
+    const visible = Help.prototype.visibleCommands.call(this, command);
+    if (command.parent) return visible;
+    return visible.flatMap((c) => (c.commands.length === 0 ? [c] : Help.prototype.visibleCommands.call(this, c).filter((sub) => sub.name() !== 'help')));
+  },
+  subcommandTerm(command: Command): string {
+    // Commander adds "[options]" for the help option alone; a command's own usage says what it takes.
+    const usage = command.options.length === 0 ? command.usage().replace(/^\[options\]\s*/, '') : command.usage();
+    // The implicit `help` command has no parent to name it by.
+    return `${command.parent ? pathOf(command) : command.name()} ${usage}`.trim();
+  },
+  formatItem(this: Help, term: string, termWidth: number, description: string, helper: Help): string {
+    // Long usages would leave the descriptions a sliver: each goes under its term instead.
+    const width = this.helpWidth ?? 80;
+    if (!description || width - termWidth - 4 >= MIN_DESCRIPTION_WIDTH) return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
+    return `  ${term}\n${helper.boxWrap(description, width - 6).replace(/^/gm, '      ')}`;
+  },
+};
+
+/** Each error on one line, with where to read more: `mailroom: unknown option '--jsn' (Did you mean --json?); see mailroom workspace list --help`. */
+function reportErrorsOnOneLine(command: Command): void {
+  const where = `mailroom${pathOf(command) ? ` ${pathOf(command)}` : ''}`;
+  command.configureOutput({
+    outputError: (message, write) => write(`mailroom: ${message.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ')}; see ${where} --help\n`),
+  });
+  for (const sub of command.commands) reportErrorsOnOneLine(sub);
+}
+
+/**
+ * The `mailroom` command line. Each command group is one file of src/cli/
+ * with a `register…` function: adding a command is a file and a line here.
+ * Errors are thrown (exitOverride), for src/cli/run.ts to turn into a status.
+ */
+export function buildProgram(fromEnvFile: ReadonlySet<string>): Command {
+  const program = new Command('mailroom')
+    .description('Mailroom: a self-hostable transactional e-mail service')
+    .version(mailroomVersion(), '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help for the command')
+    .configureHelp(layout)
+    .exitOverride()
+    .addHelpText(
+      'after',
+      '\nSettings come from the environment, then from a .env file in the working\ndirectory (the environment wins): see .env.example, and `mailroom config` for\nthe values in effect. `mailroom COMMAND --help` tells more of a command.',
+    );
+  registerServeCommands(program);
+  registerMigrateCommand(program);
+  registerWorkspaceCommands(program);
+  registerApiKeyCommands(program);
+  registerUserCommands(program);
+  registerSandboxCommands(program);
+  registerInboundCommands(program);
+  registerConfigCommand(program, fromEnvFile);
+  registerOperationsCommands(program);
+  reportErrorsOnOneLine(program);
+  return program;
+}

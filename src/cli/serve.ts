@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { createLogger, startServer, startWorker } from '../server.js';
+import { isPublicHostName } from '../services/domain-name.js';
+import { stopOnSignal } from '../shutdown/stop-on-signal.js';
+import { cliConfig } from './store.js';
+
+/** What an operator should see first in the log: where the data is, and a host name DNS cannot use. */
+export function logStartNotes(log: Logger, config: Config): void {
+  log.info({ dataDir: config.dataDir }, `data directory ${config.dataDir}`);
+  if (!isPublicHostName(config.mailHostname)) {
+    log.warn(
+      { mailHostname: config.mailHostname },
+      `MAILROOM_HOSTNAME is ${JSON.stringify(config.mailHostname)}, not a fully qualified domain name: the DNS records Mailroom suggests (return-path MX, SPF) will be wrong; set MAILROOM_HOSTNAME to this machine's public name, e.g. mail.example.com`,
+    );
+  }
+}
+
+/** `mailroom serve` and `mailroom worker`: the long-running processes. */
+export function registerServeCommands(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the HTTP API and the delivery worker (migrations are applied first)')
+    .action(async () => {
+      const config = cliConfig();
+      logStartNotes(createLogger(config), config);
+      // Listening before starting: Fastify resolves listen() a turn of the event loop after the socket
+      // is open, and a SIGTERM in that gap would end the process without a clean stop.
+      const starting = startServer(config);
+      stopOnSignal(async (signal) => {
+        const app = await starting;
+        app.log.info({ signal }, 'shutting down');
+        return app.close();
+      }, config.shutdownGraceMs);
+      await starting;
+    });
+
+  program
+    .command('worker')
+    .description('Run the delivery worker alone (for API and workers on separate machines)')
+    .action(async () => {
+      const config = cliConfig();
+      logStartNotes(createLogger(config), config);
+      const starting = startWorker(config);
+      stopOnSignal(async (signal) => {
+        const worker = await starting;
+        worker.log.info({ signal }, 'shutting down');
+        return worker.stop();
+      }, config.shutdownGraceMs);
+      await starting;
+    });
+}
