@@ -4,7 +4,7 @@ import { fail } from './http/envelope.js';
 import type { Config } from './config.js';
 import { HEALTH_PATH, registerApiGuard } from './http/api-guard.js';
 import { registerErrorHandling } from './http/error-handler.js';
-import { requestLogSerializer } from './http/request-log.js';
+import { LOGGED_HEADER_SECRETS, requestLogSerializer } from './http/request-log.js';
 import { formatValidationError, refuseUnknownQueryParameters, validatorCompiler } from './http/validation.js';
 import apiKeyRoutes from './routes/api-keys.js';
 import domainRoutes from './routes/domains.js';
@@ -43,9 +43,10 @@ export interface AppOptions {
 export async function buildApp({ config, services, logger }: AppOptions): Promise<App> {
   const app = Fastify({
     // Fastify's request serializer logs no headers today; the redaction keeps
-    // keys out of the log should a serializer or a debug line ever add them.
+    // keys, the dashboard's session cookie and its CSRF token out of the log
+    // should a serializer or a debug line ever add them (test/no-secrets-in-logs.test.ts).
     // Tokens of invitation and setup links travel in URLs: the request serializer leaves them out.
-    logger: logger ?? { level: config.logLevel, redact: ['req.headers["x-api-key"]', 'req.headers.authorization'], serializers: { req: requestLogSerializer }, stream: logDestination(config) },
+    logger: logger ?? { level: config.logLevel, redact: LOGGED_HEADER_SECRETS, serializers: { req: requestLogSerializer }, stream: logDestination(config) },
     ...requestIdOptions,
     bodyLimit: MAX_BODY_BYTES,
     trustProxy: config.trustProxy,

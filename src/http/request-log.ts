@@ -2,6 +2,9 @@ import type { FastifyRequest } from 'fastify';
 
 const REDACTED = '[redacted]';
 
+/** Request headers that carry a credential: an API key, a session cookie, a CSRF token (pino's redaction paths). */
+export const LOGGED_HEADER_SECRETS = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]'];
+
 /**
  * A request's URL as the log may keep it: without the secrets that travel in
  * URLs, an invitation link's token (in the dashboard API's path) and any

@@ -18,10 +18,14 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-/** `mailroom serve` as a real process on a free port; resolves once it logs where it listens. */
+/**
+ * `mailroom serve` as a real process on a free port; resolves once it logs where it listens.
+ * LOG_LEVEL is `info` unless `env` names one (debug or trace: the line waited for is logged at info).
+ */
 export async function startServe(env: Record<string, string>): Promise<ServeProcess> {
   // No inbound receiver or submission server unless the test asks for one on a port of its own (their defaults, 2525 and 587, are shared).
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0', ...env, PORT: '0', LOG_LEVEL: 'info' } });
+  // The runner's own LOG_LEVEL, if any, does not reach it: only the caller's.
+  const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0', ...env, PORT: '0', LOG_LEVEL: env.LOG_LEVEL ?? 'info' } });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {

@@ -14,6 +14,8 @@ export interface SmtpSink {
   received: ReceivedMessage[];
   /** Every RCPT TO seen, accepted or not, in order. */
   rcptSeen: string[];
+  /** The user names that authenticated, in order (with `auth`). */
+  authenticated: string[];
   close(): Promise<void>;
 }
 
@@ -21,15 +23,26 @@ export interface SmtpSink {
  * A real SMTP server on loopback (the smtp-server package) that keeps what it
  * receives. It advertises DSN, as a relay that supports it would (unless
  * `dsn: false`: a next hop without it makes Postfix report `relayed` itself),
- * and no STARTTLS (there is no certificate to offer).
+ * and no STARTTLS (there is no certificate to offer). With `auth` it requires
+ * AUTH with those credentials (over plain text: loopback, no certificate).
  */
 export async function startSmtpSink(
-  options: { port?: number; policy?: RcptPolicy; onData?: (message: ReceivedMessage) => void; /** Advertise DSN (default true). */ dsn?: boolean } = {},
+  options: { port?: number; policy?: RcptPolicy; onData?: (message: ReceivedMessage) => void; /** Advertise DSN (default true). */ dsn?: boolean;
+    auth?: { user: string; pass: string };
+  } = {},
 ): Promise<SmtpSink> {
   const received: ReceivedMessage[] = [];
   const rcptSeen: string[] = [];
+  const authenticated: string[] = [];
+  const { auth } = options;
   const server = new SMTPServer({
-    authOptional: true,
+    authOptional: auth === undefined,
+    allowInsecureAuth: auth !== undefined,
+    onAuth(attempt, _session, callback) {
+      if (!auth || attempt.username !== auth.user || attempt.password !== auth.pass) return callback(new Error('Invalid username or password'));
+      authenticated.push(attempt.username);
+      callback(null, { user: attempt.username });
+    },
     disabledCommands: ['STARTTLS'],
     hideDSN: options.dsn === false,
     logger: false,
@@ -56,7 +69,7 @@ export async function startSmtpSink(
   server.listen(options.port ?? 0, '127.0.0.1');
   await once(server.server, 'listening');
   const { port } = server.server.address() as { port: number };
-  return { port, received, rcptSeen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { port, received, rcptSeen, authenticated, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 /** The value of a header of a raw message (unfolded), or undefined. */
