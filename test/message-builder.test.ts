@@ -5,6 +5,7 @@ import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { buildMessage, type BuiltMessage } from '../src/delivery/message-builder.js';
 import type { DomainsTable, MessagesTable } from '../src/db/schema.js';
 import { newId, nowIso } from '../src/ids.js';
+import { createSecretBox, DKIM_PRIVATE_KEY } from '../src/secret-box.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 
 /** One per recipient, as the worker makes them (signed return paths; any address will do here). */
@@ -30,7 +31,9 @@ describe('building a message', () => {
     // The DKIM record exactly as the API tells the customer to publish it, served by a real DNS server.
     const dkim = (data.records as { purpose: string; name: string; value: string }[]).find((r) => r.purpose === 'dkim')!;
     dns.setTxt(dkim.name, [dkim.value]);
-    domain = (await t.db.selectFrom('domains').selectAll().where('id', '=', data.id).executeTakeFirstOrThrow()) as DomainsTable;
+    const row = (await t.db.selectFrom('domains').selectAll().where('id', '=', data.id).executeTakeFirstOrThrow()) as DomainsTable;
+    // Kept encrypted at rest: opened as the worker opens it just before a build (delivery-attempt.ts).
+    domain = { ...row, dkim_private_key: createSecretBox(t.config.secretKey, DKIM_PRIVATE_KEY).open(row.dkim_private_key) };
     message = {
       id: newId('msg'),
       workspace_id: t.workspaceId,
