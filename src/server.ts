@@ -180,24 +180,30 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
   const metrics = createMetrics({ db, troubleCounts: () => worker?.troubleCounts() ?? [] });
   const worker = options.worker ? startDeliveryWorker(store, config, returnPaths, metrics) : undefined;
   const webhooks = options.webhooks ? startWebhookDispatcher(store, config, metrics) : undefined;
-  const inbound =
+  let inbound: InboundReceiver | undefined;
+  let submission: SubmissionServer | undefined;
+  // Also what a failed start of a listener below undoes: whatever has started so far stops, in the same order.
+  async function closeRuntime() {
+    await Promise.all([inbound?.close(), submission?.close()]);
+    // Both wait for work in flight (each within its own bound): side by side, not one after the other.
+    await Promise.all([worker?.stop(), webhooks?.stop()]);
+    await sendWriter.close();
+    await checkpointer?.stop();
+    await db.destroy();
+    redis?.disconnect();
+  }
+  const failStart = async (error: unknown): Promise<never> => {
+    await closeRuntime();
+    throw error;
+  };
+  inbound =
     options.inbound && config.inbound.port !== 0
       ? await startInboundReceiver(
           config.inbound,
           createInboundReportService(store, returnPaths, metrics).record,
           createLogger(config).child({ component: 'inbound' }),
           returnPaths,
-        ).catch(
-          async (error: unknown) => {
-            await webhooks?.stop();
-            await worker?.stop();
-            await sendWriter.close();
-            await checkpointer?.stop();
-            await db.destroy();
-            redis?.disconnect();
-            throw error;
-          },
-        )
+        ).catch(failStart)
       : undefined;
   const services = createServices(store, config, {
     sendWriter,
@@ -208,26 +214,13 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
     readinessChecks: { migrations: () => assertMigrated(db) },
     metrics,
   });
-  let submission: SubmissionServer | undefined;
-  async function closeRuntime() {
-    await Promise.all([inbound?.close(), submission?.close()]);
-    // Both wait for work in flight (each within its own bound): side by side, not one after the other.
-    await Promise.all([worker?.stop(), webhooks?.stop()]);
-    await sendWriter.close();
-    await checkpointer?.stop();
-    await db.destroy();
-    redis?.disconnect();
-  }
   submission =
     options.submission && config.submission.port !== 0
       ? await startSubmissionServer(
           config.submission,
           { authenticate: services.apiKeys.authenticate, rateLimiter: services.rateLimiter, limits: config.rateLimits, accept: (workspaceId, input, keyDomainId) => services.send.accept(workspaceId, input, keyDomainId, 'smtp'), memory: services.sendMemory },
           createLogger(config).child({ component: 'submission' }),
-        ).catch(async (error: unknown) => {
-          await closeRuntime();
-          throw error;
-        })
+        ).catch(failStart)
       : undefined;
   return {
     config,
@@ -290,24 +283,20 @@ export async function startWorker(givenConfig: Config): Promise<{ log: Logger; s
   const metrics = createMetrics({ db, troubleCounts: () => worker.troubleCounts() });
   const worker = startDeliveryWorker(store, config, returnPaths, metrics);
   const webhooks = startWebhookDispatcher(store, config, metrics);
-  const metricsListener =
-    config.metrics.port !== 0
-      ? await startMetricsListener(config.host, config.metrics.port, metrics, config.metrics.token).catch(async (error: unknown) => {
-          await Promise.all([worker.stop(), webhooks.stop()]);
-          await checkpointer?.stop();
-          await db.destroy();
-          throw error;
-        })
-      : undefined;
-  return {
-    log,
-    async stop() {
-      await metricsListener?.close();
-      await Promise.all([worker.stop(), webhooks.stop()]);
-      await checkpointer?.stop();
-      await db.destroy();
-    },
-  };
+  let metricsListener: { close(): Promise<void> } | undefined;
+  async function stop() {
+    await metricsListener?.close();
+    await Promise.all([worker.stop(), webhooks.stop()]);
+    await checkpointer?.stop();
+    await db.destroy();
+  }
+  if (config.metrics.port !== 0) {
+    metricsListener = await startMetricsListener(config.host, config.metrics.port, metrics, config.metrics.token).catch(async (error: unknown) => {
+      await stop();
+      throw error;
+    });
+  }
+  return { log, stop };
 }
 
 /** METRICS_PORT: GET /metrics on a listener of its own, closed with the app. */
