@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import type { InboundSettings, MetricsSettings, RetentionSettings, SubmissionSettings, WebhookSettings, WorkerSettings } from './config-settings.js';
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_MAX_DELAY_MS, type RetryPolicy } from './delivery/retry-policy.js';
 
 /**
@@ -58,9 +59,13 @@ export const EnvSchema = Type.Object({
   WEBHOOK_ALLOW_PRIVATE: Type.Boolean({ default: false }),
   WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: 30_000 }),
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
+  CONTENT_RETENTION_DAYS: Type.Integer({ minimum: 0, maximum: 36500, default: 30 }),
+  LOG_RETENTION_DAYS: Type.Integer({ minimum: 0, maximum: 36500, default: 90 }),
 });
 
 type Env = Static<typeof EnvSchema>;
+
+export type * from './config-settings.js';
 
 const SECRET_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'MAILROOM_SECRET_KEY', 'METRICS_TOKEN']);
 
@@ -122,52 +127,7 @@ export interface Config {
    * the rest to give back what is still held and close the store.
    */
   shutdownGraceMs: number;
-}
-
-export interface MetricsSettings {
-  /** A listener of its own for GET /metrics; 0: none. */
-  port: number;
-  /** The Bearer token GET /metrics asks for; when set, /metrics is also served on the main port. */
-  token: string | undefined;
-}
-
-export interface WebhookSettings {
-  /** Whether webhook URLs may point to private, loopback, link-local and other non-public addresses (tests, closed networks). */
-  allowPrivate: boolean;
-  /** First wait before retrying a failed post; doubles per retry (three retries). */
-  retryBaseMs: number;
-}
-
-export interface WorkerSettings {
-  /** Whether `mailroom serve` runs the delivery worker too (false: API only, with `mailroom worker` elsewhere). */
-  enabled: boolean;
-  /** Messages handed to the provider at once by one worker process. */
-  concurrency: number;
-  /** How long a claimed message is this worker's before another may take it over (renewed while in flight). */
-  leaseMs: number;
-  /** How often an idle worker looks for due messages sent through other processes, or coming due for a retry. */
-  pollMs: number;
-}
-
-export interface InboundSettings {
-  /** Port of the inbound SMTP receiver (bounces, delivery notifications, complaints); 0: none. */
-  port: number;
-  host: string;
-  /** Where feedback loops send complaint reports, besides the return-path addresses (lower-cased). */
-  complaintAddress: string;
-}
-
-export interface SubmissionSettings {
-  /** Port of the SMTP submission server (applications sending through Mailroom); 0: none. */
-  port: number;
-  host: string;
-  /** PEM files of the STARTTLS certificate and its key, read at start; both unset: a self-signed one is made. */
-  tlsCertPath: string | undefined;
-  tlsKeyPath: string | undefined;
-  /** Whether AUTH is taken before STARTTLS (the API key then crosses the network in clear). */
-  allowInsecureAuth: boolean;
-  /** The name the server greets with and its generated certificate is made for. */
-  hostname: string;
+  retention: RetentionSettings;
 }
 
 export class ConfigError extends Error {
@@ -247,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: parseSecretKey(parsed.MAILROOM_SECRET_KEY),
     webhooks: { allowPrivate: parsed.WEBHOOK_ALLOW_PRIVATE, retryBaseMs: parsed.WEBHOOK_RETRY_BASE_MS },
     shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS,
+    retention: { contentDays: parsed.CONTENT_RETENTION_DAYS, logDays: parsed.LOG_RETENTION_DAYS },
   };
 }
 

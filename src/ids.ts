@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
+import { encodeTime, monotonicFactory } from 'ulid';
 
 /**
  * Identifiers are `<prefix>_<ULID>`: unique, URL-safe and sortable by creation
@@ -27,6 +27,15 @@ export type IdPrefix = 'ws' | 'key' | 'dom' | 'msg' | 'log' | 'job' | 'att' | 'e
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${nextUlid().toLowerCase()}`;
+}
+
+/**
+ * The smallest id a `prefix` id made at `ms` or later can have: every id
+ * below it (same prefix) was made earlier, as a ULID starts with its time.
+ * Lets a table's primary key serve as its index by age.
+ */
+export function firstIdAt(prefix: IdPrefix, ms: number): string {
+  return `${prefix}_${encodeTime(ms, 10).toLowerCase()}`;
 }
 
 /** Timestamps are ISO 8601 UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`. */

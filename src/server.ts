@@ -25,6 +25,7 @@ import { createLogger as createConfiguredLogger, createMetrics, startMetricsList
 import { openSecretKey } from './secrets/secret-key.js';
 import { closeConnectionsOnceIdle } from './shutdown/close-idle-connections.js';
 import { workGraceMs } from './shutdown/settle-within.js';
+import { startRetentionPruner } from './retention/index.js';
 
 /** Opens the store the configuration names and checks that it answers. */
 export async function openReachableDatabase(config: Config, sqliteOptions: SqliteOptions = {}): Promise<Db> {
@@ -180,13 +181,14 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
   const metrics = createMetrics({ db, troubleCounts: () => worker?.troubleCounts() ?? [] });
   const worker = options.worker ? startDeliveryWorker(store, config, returnPaths, metrics) : undefined;
   const webhooks = options.webhooks ? startWebhookDispatcher(store, config, metrics) : undefined;
+  const retention = options.worker ? startRetentionPruner(store, config, createLogger(config).child({ component: 'retention' }), metrics) : undefined;
   let inbound: InboundReceiver | undefined;
   let submission: SubmissionServer | undefined;
   // Also what a failed start of a listener below undoes: whatever has started so far stops, in the same order.
   async function closeRuntime() {
     await Promise.all([inbound?.close(), submission?.close()]);
     // Both wait for work in flight (each within its own bound): side by side, not one after the other.
-    await Promise.all([worker?.stop(), webhooks?.stop()]);
+    await Promise.all([worker?.stop(), webhooks?.stop(), retention?.stop()]);
     await sendWriter.close();
     await checkpointer?.stop();
     await db.destroy();
@@ -283,10 +285,11 @@ export async function startWorker(givenConfig: Config): Promise<{ log: Logger; s
   const metrics = createMetrics({ db, troubleCounts: () => worker.troubleCounts() });
   const worker = startDeliveryWorker(store, config, returnPaths, metrics);
   const webhooks = startWebhookDispatcher(store, config, metrics);
+  const retention = startRetentionPruner(store, config, log.child({ component: 'retention' }), metrics);
   let metricsListener: { close(): Promise<void> } | undefined;
   async function stop() {
     await metricsListener?.close();
-    await Promise.all([worker.stop(), webhooks.stop()]);
+    await Promise.all([worker.stop(), webhooks.stop(), retention.stop()]);
     await checkpointer?.stop();
     await db.destroy();
   }

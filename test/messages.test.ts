@@ -58,7 +58,7 @@ describe('message detail', () => {
       { ...message, recipients: undefined, webhook_deliveries: undefined },
       {
         id, from_email: 'billing@sandbox.mailroom.test', from_name: 'Acme Billing', reply_to: 'Help Desk <help@acme.example>', cc: [], bcc: [], subject: 'Hello',
-        created_at: message.created_at, scheduled_at: null, size_bytes: Buffer.byteLength(kept!.raw), has_html: true, has_text: true, tags: {}, attachments: [], recipients: undefined, webhook_deliveries: undefined,
+        created_at: message.created_at, scheduled_at: null, size_bytes: Buffer.byteLength(kept!.raw), has_html: true, has_text: true, content_expired_at: null, tags: {}, attachments: [], recipients: undefined, webhook_deliveries: undefined,
       },
     );
     assert.match(message.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -146,7 +146,7 @@ describe('message content before the first hand-over', () => {
     const id = (await t.call('POST', '/v1/send', { body: sendBody() })).json().data.message_id;
     const content = (await t.call('GET', `/v1/messages/${id}/content`)).json().data;
     assert.deepEqual(content, {
-      html: null, text: 'Hello there', raw: null, raw_unavailable_reason: 'The message has not been handed to the provider yet; it is kept once it is',
+      html: null, text: 'Hello there', raw: null, raw_unavailable_reason: 'The message has not been handed to the provider yet; it is kept once it is', content_expired_at: null,
     });
     const message = (await t.call('GET', `/v1/messages/${id}`)).json().data;
     assert.deepEqual(message.recipients, [{ to: 'user@example.com', status: 'sent', error: null, events: [], attempts: [] }]);

@@ -1538,6 +1538,7 @@ export interface operations {
                             size_bytes: number | null;
                             has_html: boolean;
                             has_text: boolean;
+                            content_expired_at: string | null;
                             /** @description The send's tags as one object, `{}` when none. */
                             tags: {
                                 [key: string]: string;
@@ -2006,6 +2007,7 @@ export interface operations {
                             text: string | null;
                             raw: string | null;
                             raw_unavailable_reason: string | null;
+                            content_expired_at: string | null;
                         };
                     };
                 };

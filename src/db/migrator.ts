@@ -19,6 +19,7 @@ import * as idempotencyKeys from './migrations/0017-idempotency-keys.js';
 import * as tags from './migrations/0019-tags.js';
 import * as scheduledSend from './migrations/0020-scheduled-send.js';
 import * as attachments from './migrations/0018-attachments.js';
+import * as retention from './migrations/0021-retention.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '0019-tags': tags,
   '0020-scheduled-send': scheduledSend,
   '0018-attachments': attachments,
+  '0021-retention': retention,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -34,6 +34,7 @@ export interface Database {
   invitations: InvitationsTable;
   idempotency_keys: IdempotencyKeysTable;
   message_attachments: MessageAttachmentsTable;
+  maintenance_leases: MaintenanceLeasesTable;
 }
 
 export interface WorkspacesTable {
@@ -100,6 +101,8 @@ export interface MessagesTable {
   /** When delivery was held until (ISO 8601 UTC), or null for a send that went at once (0020). */
   scheduled_at: string | null;
   created_at: string;
+  /** When the retention pruner dropped the bodies, attachments and MIME (0021); null while they are kept. */
+  content_expired_at: string | null;
 }
 
 /** One attachment of a message, its decoded bytes included (migration 0018). */
@@ -270,4 +273,11 @@ export interface ServerSecretsTable {
   name: string;
   value: string;
   created_at: string;
+}
+
+/** Which process runs a background task (retention) until when (0021): taken over once it has expired. */
+export interface MaintenanceLeasesTable {
+  name: string;
+  owner: string;
+  expires_at: string;
 }

@@ -35,6 +35,8 @@ export interface MessageDetail {
   size_bytes: number | null;
   has_html: boolean;
   has_text: boolean;
+  /** When the bodies, attachments and built MIME were dropped (CONTENT_RETENTION_DAYS), or null while they are kept. */
+  content_expired_at: string | null;
   /** The send's tags, `{name: value}` in request order; `{}` when none. */
   tags: Record<string, string>;
   /** Metadata of each attachment, in request order; never the bytes (sending/attachments). */
@@ -51,6 +53,13 @@ export interface MessageContent {
   raw: string | null;
   /** …and then why. */
   raw_unavailable_reason: string | null;
+  /** When the content was dropped (CONTENT_RETENTION_DAYS): html, text and raw are then null. */
+  content_expired_at: string | null;
+}
+
+/** What the detail says of a message whose content the retention pruner dropped (src/retention/). */
+export function contentExpiredReason(expiredAt: string): string {
+  return `Content expired on ${expiredAt.slice(0, 10)}: bodies, attachments and the message as handed over are kept for CONTENT_RETENTION_DAYS days`;
 }
 
 /** Outcomes that mean the provider was handed the built message. */
@@ -90,9 +99,11 @@ export function createMessageDetailService(store: Store) {
   async function content(workspaceId: string, id: string): Promise<MessageContent> {
     return store.snapshot(async (repos) => {
       const message = await messageOf(repos, workspaceId, id);
+      const expiredAt = message.content_expired_at;
+      if (expiredAt !== null) return { html: null, text: null, raw: null, raw_unavailable_reason: contentExpiredReason(expiredAt), content_expired_at: expiredAt };
       const mime = await repos.messageMime.find(id);
       const raw_unavailable_reason = mime ? null : await whyNoRaw(repos, message, await repos.deliveryAttempts.listForMessage(id));
-      return { html: message.html, text: message.text || null, raw: mime?.raw ?? null, raw_unavailable_reason };
+      return { html: message.html, text: message.text || null, raw: mime?.raw ?? null, raw_unavailable_reason, content_expired_at: null };
     });
   }
 
@@ -135,6 +146,7 @@ export function createMessageDetailService(store: Store) {
           has_html: message.html !== null,
           // '' is the opt-out from the generated text part: no text was given.
           has_text: Boolean(message.text),
+          content_expired_at: message.content_expired_at,
           tags: tagsObject(message.tags),
           attachments: attachments.map(attachmentView),
           recipients,
@@ -167,6 +179,7 @@ export function createMessageDetailService(store: Store) {
     /** The HTML body alone (the dashboard's sandboxed frame); 404 for a message without one. */
     async html(workspaceId: string, id: string): Promise<string> {
       const message = await messageOf(store, workspaceId, id);
+      if (message.content_expired_at !== null) throw new NotFoundError(contentExpiredReason(message.content_expired_at));
       if (message.html === null) throw new NotFoundError('The message has no HTML part');
       return message.html;
     },

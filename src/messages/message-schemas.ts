@@ -68,6 +68,7 @@ export const MessageDetail = Type.Object(
     size_bytes: Nullable(Type.Integer()),
     has_html: Type.Boolean(),
     has_text: Type.Boolean(),
+    content_expired_at: Nullable(Type.String({ description: 'When the bodies, attachments and MIME were dropped (CONTENT_RETENTION_DAYS), ISO 8601 UTC; null while they are kept.' })),
     tags: Tags,
     attachments: Type.Array(Attachment),
     recipients: Type.Array(Recipient),
@@ -82,6 +83,7 @@ export const MessageContent = Type.Object(
     text: Nullable(Type.String()),
     raw: Nullable(Type.String({ description: 'The MIME message exactly as handed over, DKIM-signed.' })),
     raw_unavailable_reason: Nullable(Type.String()),
+    content_expired_at: Nullable(Type.String({ description: 'When the content was dropped (CONTENT_RETENTION_DAYS), ISO 8601 UTC: html, text and raw are then null.' })),
   },
   { additionalProperties: false },
 );

@@ -64,6 +64,12 @@ export function createMetrics({ db, troubleCounts = () => [] }: MetricsOptions) 
     labelNames: ['kind', 'outcome'] as const,
     registers: [registry],
   });
+  const retentionPruned = new Counter({
+    name: 'mailroom_retention_pruned_rows_total',
+    help: 'Rows the retention pruner of this process removed, by table (messages_content: messages whose bodies, attachments and MIME were dropped).',
+    labelNames: ['table'] as const,
+    registers: [registry],
+  });
   new Counter({
     name: 'mailroom_provider_errors_total',
     help: 'Provider trouble that was not the recipient\'s fault, by provider, host and problem (connection, timeout, tls, auth, sender, relay-policy, session).',
@@ -124,6 +130,9 @@ export function createMetrics({ db, troubleCounts = () => [] }: MetricsOptions) 
     },
     webhookSettled(state: 'delivered' | 'pending' | 'failed'): void {
       webhookOutcomes.inc({ outcome: state === 'pending' ? 'retrying' : state });
+    },
+    retentionPruned(rows: Record<string, number>): void {
+      for (const [table, n] of Object.entries(rows)) retentionPruned.inc({ table }, n);
     },
     inboundReport({ outcome, results }: InboundReportSeen): void {
       if (results.length === 0) inboundReports.inc({ kind: 'none', outcome });

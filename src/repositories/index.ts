@@ -24,6 +24,7 @@ import { createMembersRepository } from '../people/members-repository.js';
 import { createInvitationsRepository } from '../people/invitations-repository.js';
 import { createIdempotencyRepository } from '../sending/idempotency/idempotency-repository.js';
 import { createAttachmentsRepository } from '../sending/attachments/attachments-repository.js';
+import { createRetentionRepository } from '../retention/retention-repository.js';
 
 function bind(db: Db, counters?: CounterDeltas) {
   return {
@@ -44,6 +45,7 @@ function bind(db: Db, counters?: CounterDeltas) {
     messageEvents: createMessageEventsRepository(db),
     messageMime: createMessageMimeRepository(db),
     messages: createMessagesRepository(db),
+    retention: createRetentionRepository(db),
     suppressions: createSuppressionsRepository(db),
     users: createUsersRepository(db),
     sandboxMessages: createSandboxMessagesRepository(db),

@@ -165,6 +165,7 @@ function prepareSend(workspaceId: string, request: SendRequest, domainProblem: s
       tags,
       scheduled_at: request.scheduledAt,
       created_at: now,
+      content_expired_at: null,
     },
     entries,
     attachments: attachmentRows(messageId, workspaceId, request.attachments),

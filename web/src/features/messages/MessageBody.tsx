@@ -1,7 +1,7 @@
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { FormError } from '../../components/FormError';
 import { useResource } from '../../lib/use-resource';
-import type { MessageContent } from './types';
+import { when, type MessageContent } from './types';
 
 type Tab = 'html' | 'text' | 'raw';
 const TABS: Array<{ tab: Tab; label: string }> = [
@@ -100,6 +100,19 @@ export function MessageBody({ path, hasHtml }: MessageBodyProps) {
         )}
         {tab !== 'html' && !content && !error && <p className="muted">Loading…</p>}
       </div>
+    </section>
+  );
+}
+
+/** In place of the body once the retention pruner has dropped it (CONTENT_RETENTION_DAYS). */
+export function ExpiredContent({ at }: { at: string }) {
+  return (
+    <section className="card wide" aria-labelledby="body-title">
+      <h2 id="body-title">Content</h2>
+      <p className="muted">
+        Content expired on <time dateTime={at}>{when(at)}</time>. Bodies, attachments and the message as handed over are kept for <code>CONTENT_RETENTION_DAYS</code> days (30 unless
+        the operator set otherwise); what happened to each recipient stays until the log expires.
+      </p>
     </section>
   );
 }

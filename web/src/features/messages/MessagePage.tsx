@@ -7,7 +7,7 @@ import { navigate } from '../../lib/router';
 import type { WorkspacePageProps } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
 import { CancelScheduled, isCancelable } from './CancelScheduled';
-import { MessageBody } from './MessageBody';
+import { ExpiredContent, MessageBody } from './MessageBody';
 import { MessageWebhooks } from './MessageWebhooks';
 import { RecipientTimeline } from './RecipientTimeline';
 import { when, type MessageDetail } from './types';
@@ -130,7 +130,7 @@ export function MessagePage({ workspaceId, role, id }: MessagePageProps) {
             ))}
           </section>
           <MessageWebhooks workspaceId={workspaceId} deliveries={message.webhook_deliveries} canChange={role !== 'viewer'} onRetried={() => void reload()} />
-          <MessageBody path={path} hasHtml={message.has_html} />
+          {message.content_expired_at ? <ExpiredContent at={message.content_expired_at} /> : <MessageBody path={path} hasHtml={message.has_html} />}
         </>
       )}
     </>

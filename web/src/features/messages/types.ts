@@ -18,6 +18,8 @@ export interface MessageDetail {
   size_bytes: number | null;
   has_html: boolean;
   has_text: boolean;
+  /** When the bodies, attachments and MIME were dropped (CONTENT_RETENTION_DAYS); null while kept. */
+  content_expired_at: string | null;
   recipients: Recipient[];
   webhook_deliveries: MessageWebhookDelivery[];
 }
@@ -65,6 +67,7 @@ export interface MessageContent {
   text: string | null;
   raw: string | null;
   raw_unavailable_reason: string | null;
+  content_expired_at: string | null;
 }
 
 /** The badge colour of a status, as the Logs page shows it. */
