@@ -20,6 +20,8 @@ export interface ScalePlan {
   days: number;
   /** Keep what was filled (a marker file in dataDir) and use it again when it is there. */
   reuse: boolean;
+  /** The fill's days end this long before now (bench:retention: all of it past the retention); 0 by default. */
+  endsDaysAgo?: number;
 }
 
 export interface Filled {
@@ -41,7 +43,7 @@ export async function prepareScaleStore(env: Record<string, string>, postgresUrl
   const db = await openMigratedDatabase(config);
   const services = createServices(createStore(db), config);
   const [measured, other] = [await services.workspaces.create('bench'), await services.workspaces.create('neighbour')];
-  const now = Date.now();
+  const now = Date.now() - (plan.endsDaysAgo ?? 0) * 86_400_000;
   for (const ws of [measured, other]) {
     const at = new Date(now).toISOString();
     await db.insertInto('webhooks').values({ id: `wh_${ws.workspace_id}`, workspace_id: ws.workspace_id, url: 'https://hooks.example/x', events: '[]', secret: 'whsec_x', created_at: at, updated_at: at }).execute();

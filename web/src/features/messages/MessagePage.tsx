@@ -17,8 +17,8 @@ export interface MessagePageProps extends WorkspacePageProps {
   id: string;
 }
 
-function size(bytes: number | null): string {
-  if (bytes === null) return 'Not built yet';
+function size(bytes: number | null, contentExpired: boolean): string {
+  if (bytes === null) return contentExpired ? 'No longer kept (content expired)' : 'Not built yet';
   const exact = `${bytes.toLocaleString()} bytes`;
   return bytes < 1024 ? exact : `${(bytes / 1024).toFixed(1)} KB (${exact})`;
 }
@@ -83,7 +83,7 @@ export function MessagePage({ workspaceId, role, id }: MessagePageProps) {
               <dt>Reply-To</dt>
               <dd>{message.reply_to ?? <span className="muted">None</span>}</dd>
               <dt>Size</dt>
-              <dd>{size(message.size_bytes)}</dd>
+              <dd>{size(message.size_bytes, message.content_expired_at !== null)}</dd>
               <dt>Created</dt>
               <dd>
                 <time dateTime={message.created_at}>{when(message.created_at)}</time>
