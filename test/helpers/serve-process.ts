@@ -3,10 +3,15 @@ import { join } from 'node:path';
 
 export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'mailroom.js');
 
-/** Runs a `mailroom` command to completion as a real process (in `cwd`, as `uid`, when given). */
-export function mailroomCommand(args: string[], env: Record<string, string>, options: { cwd?: string; uid?: number } = {}) {
-  const user = options.uid === undefined ? {} : { uid: options.uid, gid: options.uid };
-  return spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', cwd: options.cwd, ...user });
+/**
+ * Runs a `mailroom` command to completion as a real process (in `cwd`, when given). `unprivileged`:
+ * as a user without root's powers, to meet the permission checks an operator's service user meets.
+ * As root, that is root without capabilities (util-linux's setpriv): the same user, so the checkout
+ * stays readable wherever it is, but bound by file modes and unable to bind ports below 1024.
+ */
+export function mailroomCommand(args: string[], env: Record<string, string>, options: { cwd?: string; unprivileged?: boolean } = {}) {
+  const [command, prefix] = options.unprivileged && process.getuid?.() === 0 ? ['setpriv', ['--bounding-set=-all', '--', process.execPath]] : [process.execPath, []];
+  return spawnSync(command, [...prefix, BIN, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', cwd: options.cwd });
 }
 
 export interface ServeProcess {
