@@ -1,5 +1,4 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -8,6 +7,7 @@ import { ensurePrivateDir, ensurePrivateFile, PRIVATE_FILE_MODE, tightenMode } f
 import { usePreparedStatements } from './postgres-statements.js';
 import type { Database } from './schema.js';
 import { BetterSqliteDialect } from './sqlite-dialect.js';
+import { sqliteFileOf } from './sqlite-file.js';
 
 export type Db = Kysely<Database>;
 
@@ -74,10 +74,7 @@ export async function pingDatabase(db: Db): Promise<void> {
   await sql`select 1`.execute(db);
 }
 
-/** The embedded store's file in MAILROOM_DATA_DIR. */
-export function sqliteFileOf(dataDir: string): string {
-  return join(dataDir, 'mailroom.db');
-}
+export { sqliteFileOf };
 
 /**
  * `wal_autocheckpoint` of a process whose WAL a checkpointer thread copies
