@@ -1,7 +1,8 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { ConfigError, type Config } from '../config.js';
 import { ensurePrivateDir, ensurePrivateFile, PRIVATE_FILE_MODE, tightenMode } from '../secrets/private-files.js';
 import { usePreparedStatements } from './postgres-statements.js';
@@ -135,8 +136,11 @@ export function openSqlite(dataDir: string, { backgroundCheckpoints = false }: S
 /** How long a new pool connection may take before the request that needed it fails. */
 const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
 
+/** Loaded on the first PostgreSQL store: the embedded default never needs pg (some 4 MB of heap); a synchronous require keeps openDatabase synchronous. */
+const loadPg = () => createRequire(import.meta.url)('pg') as typeof pg;
+
 function openPostgres(url: string, config: Pick<Config, 'databasePoolSize' | 'databaseStatementTimeoutMs'>): Db {
-  const pool = new pg.Pool({
+  const pool = new (loadPg().Pool)({
     connectionString: url,
     max: config.databasePoolSize,
     connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
