@@ -80,7 +80,9 @@ async function timeToFirst200(child: Child, base: string, startedAt: bigint): Pr
 
 async function measure(way: Way, dataDir: string): Promise<Sample> {
   const port = await freePort();
-  const env = { ...process.env, PORT: String(port), HOST, MAILROOM_DATA_DIR: dataDir, INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0' };
+  // The inbound receiver and SMTP submission on, as by default: on free ports, since 2525 and 587 may be taken.
+  const [inboundPort, submissionPort] = [await freePort(), await freePort()];
+  const env = { ...process.env, PORT: String(port), HOST, MAILROOM_DATA_DIR: dataDir, INBOUND_SMTP_PORT: String(inboundPort), SUBMISSION_PORT: String(submissionPort) };
   const startedAt = process.hrtime.bigint();
   const child = startChild(way.label, way.args, env, way.command);
   try {

@@ -1,13 +1,14 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { ConfigError, type Config } from '../config.js';
 import { ensurePrivateDir, ensurePrivateFile, PRIVATE_FILE_MODE, tightenMode } from '../secrets/private-files.js';
 import { usePreparedStatements } from './postgres-statements.js';
 import type { Database } from './schema.js';
 import { BetterSqliteDialect } from './sqlite-dialect.js';
+import { sqliteFileOf } from './sqlite-file.js';
 
 export type Db = Kysely<Database>;
 
@@ -74,10 +75,7 @@ export async function pingDatabase(db: Db): Promise<void> {
   await sql`select 1`.execute(db);
 }
 
-/** The embedded store's file in MAILROOM_DATA_DIR. */
-export function sqliteFileOf(dataDir: string): string {
-  return join(dataDir, 'mailroom.db');
-}
+export { sqliteFileOf };
 
 /**
  * `wal_autocheckpoint` of a process whose WAL a checkpointer thread copies
@@ -138,8 +136,11 @@ export function openSqlite(dataDir: string, { backgroundCheckpoints = false }: S
 /** How long a new pool connection may take before the request that needed it fails. */
 const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
 
+/** Loaded on the first PostgreSQL store: the embedded default never needs pg (some 4 MB of heap); a synchronous require keeps openDatabase synchronous. */
+const loadPg = () => createRequire(import.meta.url)('pg') as typeof pg;
+
 function openPostgres(url: string, config: Pick<Config, 'databasePoolSize' | 'databaseStatementTimeoutMs'>): Db {
-  const pool = new pg.Pool({
+  const pool = new (loadPg().Pool)({
     connectionString: url,
     max: config.databasePoolSize,
     connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,

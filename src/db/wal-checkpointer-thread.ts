@@ -4,7 +4,7 @@
  */
 import SQLite from 'better-sqlite3';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { sqliteFileOf } from './database.js';
+import { sqliteFileOf } from './sqlite-file.js';
 
 export interface WalCheckpointerData {
   dataDir: string;

@@ -3,7 +3,7 @@ import type { MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
 import { ownedBytes } from '../sending/attachments/base64-content.js';
 import { startModuleThread } from '../module-thread.js';
 import type { BuildReply, BuildRequest } from './message-builder-thread.js';
-import { buildMessage, type BuiltMessage, type Envelope, type SigningDomain } from './message-builder.js';
+import type { BuiltMessage, Envelope, SigningDomain } from './message-builder.js';
 
 /** Builds one message: composes, signs, addresses it (message-builder.ts). */
 export type MessageBuilder = (
@@ -13,8 +13,14 @@ export type MessageBuilder = (
   attachments?: MessageAttachmentsTable[],
 ) => Promise<BuiltMessage>;
 
-/** The builder on the calling thread. */
-export const buildInThread: MessageBuilder = (message, domain, envelopes, attachments = []) => buildMessage(message, domain, envelopes, attachments);
+/**
+ * The builder on the calling thread. Loaded at its first build: Nodemailer and html-to-text
+ * otherwise sit in the memory of every process whose messages a builder thread makes.
+ */
+export const buildInThread: MessageBuilder = async (message, domain, envelopes, attachments = []) => {
+  const { buildMessage } = await import('./message-builder.js');
+  return buildMessage(message, domain, envelopes, attachments);
+};
 
 /** The builder thread died with the message: nothing is wrong with the message, so the attempt may be made again. */
 export class BuilderUnavailableError extends Error {

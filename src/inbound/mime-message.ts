@@ -1,4 +1,4 @@
-import { simpleParser, type Attachment, type HeaderValue, type ParsedMail, type SimpleParserOptions, type StructuredHeader } from 'mailparser';
+import type { Attachment, HeaderValue, ParsedMail, SimpleParserOptions, StructuredHeader } from 'mailparser';
 
 /**
  * An inbound message taken apart by mailparser (Nodemailer's parser) into
@@ -43,6 +43,8 @@ const RETURNED = new Set(['message/rfc822', 'message/global', 'text/rfc822-heade
 const PARSER_OPTIONS = { keepDeliveryStatus: true, ignoreEmbedded: true, skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true } as SimpleParserOptions;
 
 export async function readMimeMessage(raw: Buffer): Promise<MimeMessage> {
+  // Loaded with the first report: mailparser and its charset tables are megabytes a start need not hold.
+  const { simpleParser } = await import('mailparser');
   const parsed: ParsedMail = await simpleParser(raw, PARSER_OPTIONS);
   const headerMap = new Map<string, string[]>();
   for (const { key, line } of parsed.headerLines) {

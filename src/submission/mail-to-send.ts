@@ -1,4 +1,4 @@
-import { simpleParser, type AddressObject, type Attachment, type EmailAddress, type SimpleParserOptions } from 'mailparser';
+import type { AddressObject, Attachment, EmailAddress, SimpleParserOptions } from 'mailparser';
 import { detectExtension } from 'nodemailer/lib/mime-funcs';
 import { ValidationError } from '../errors.js';
 import { ATTACHMENT_LIMIT, MAX_ATTACHMENT_BYTES, megabytes } from '../sending/attachments/attachment-rules.js';
@@ -37,6 +37,8 @@ const PARSER_OPTIONS = { skipHtmlToText: true, skipTextToHtml: true, skipImageLi
  * Mailroom writes its own envelope sender, a return path per recipient.
  */
 export async function sendInputFromMail(raw: Buffer, envelope: SubmissionEnvelope): Promise<SendInput> {
+  // Loaded with the first message: mailparser and its charset tables are megabytes a start need not hold.
+  const { simpleParser } = await import('mailparser');
   const parsed = await simpleParser(raw, PARSER_OPTIONS);
 
   const recipients = new Map<string, string>();

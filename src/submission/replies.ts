@@ -22,6 +22,8 @@ export const SUBMISSION_REPLIES = {
   notSent: { code: 550, text: (why: string, messageId: string) => `5.7.1 Not sent: ${why} (recorded as ${messageId})` },
   unavailable: { code: 451, text: () => '4.3.0 Service temporarily unavailable, please try again later' },
   internal: { code: 451, text: () => '4.3.0 Temporary failure, please try again later' },
+  /** The greeting's refusal when no STARTTLS certificate could be made: the client comes back later. */
+  noCertificate: { code: 421, text: () => '4.3.0 Service not available, please try again later' },
 } as const;
 
 /** An error smtp-server answers with: its `responseCode` and the message as the reply text. */

@@ -13,7 +13,7 @@ import type { ByteBudget } from '../byte-budget.js';
 import { SMALL_SEND_BYTES } from '../sending/send-memory.js';
 import { sendInputFromMail } from './mail-to-send.js';
 import { replyForError, smtpReply, SUBMISSION_REPLIES as R } from './replies.js';
-import { submissionCertificate } from './tls-certificate.js';
+import { configuredCertificate, selfSignedCertificate } from './tls-certificate.js';
 
 /**
  * The SIZE announced, and the most DATA taken: 40 MB of attachments in base64
@@ -67,7 +67,18 @@ export async function startSubmissionServer(
   deps: SubmissionDeps,
   logger: Pick<Logger, 'info' | 'warn' | 'error'>,
 ): Promise<SubmissionServer> {
-  const certificate = await submissionCertificate(settings, logger);
+  const certificate = await configuredCertificate(settings);
+  // Without the operator's certificate, the first client waits, before its greeting, for one to be made;
+  // a failure is not kept, so the next client tries again.
+  let selfSigned: Promise<void> | undefined;
+  const certificateReady = (): Promise<void> =>
+    (selfSigned ??= selfSignedCertificate(settings, logger).then(
+      (made) => server.updateSecureContext(made),
+      (error: unknown) => {
+        selfSigned = undefined;
+        throw error;
+      },
+    ));
   const server = new SMTPServer({
     ...certificate,
     secure: false,
@@ -82,6 +93,16 @@ export async function startSubmissionServer(
     closeTimeout: 5_000,
     disableReverseLookup: true,
     logger: false,
+    onConnect(_session, callback: Callback) {
+      if (certificate) return callback();
+      certificateReady().then(
+        () => callback(),
+        (error: unknown) => {
+          logger.error({ err: error }, 'SMTP submission could not make its self-signed certificate');
+          callback(smtpReply(R.noCertificate.code, R.noCertificate.text()));
+        },
+      );
+    },
     onAuth(auth: SMTPServerAuthentication, session: SMTPServerSession, callback: (error: Error | null | undefined, response?: SMTPServerAuthenticationResponse) => void) {
       authenticate(auth, session).then(
         (user) => callback(null, { user }),
