@@ -19,7 +19,7 @@ import { launchBrowser, type TestBrowser } from '../test/helpers/browser.js';
 import { createBenchDatabase } from './bench-database.js';
 import { BenchError, children, freePort, HOST, positiveNumber, READY_TIMEOUT_MS, removeOnExit, runBench, startChild, stopChild, waitReady } from './bench-process.js';
 import { apiTimings, filterApplied, logsReady, overviewReady, type OverviewMarks, type Timings } from './dashboard-page.js';
-import { prepareScaleStore } from './scale-store.js';
+import { prepareScaleStore, scaleStoreEnv } from './scale-store.js';
 
 const ENTRIES = Math.floor(positiveNumber('BENCH_ENTRIES', 1_000_000));
 const OTHER_ENTRIES = Math.floor(positiveNumber('BENCH_OTHER_ENTRIES', 100_000));
@@ -117,12 +117,7 @@ async function main(): Promise<number> {
     : undefined;
   let chromium: TestBrowser | undefined;
   try {
-    const env: Record<string, string> = {
-      MAILROOM_DATA_DIR: dataDir,
-      ...(postgres ? { DATABASE_URL: postgres.url } : {}),
-      LOG_LEVEL: 'warn',
-      DASHBOARD_REQUESTS_PER_MIN: '100000',
-    };
+    const env = scaleStoreEnv(dataDir, postgres?.url, { DASHBOARD_REQUESTS_PER_MIN: '100000' });
     const { workspaceId } = await prepareScaleStore(env, postgres?.url, dataDir, { entries: ENTRIES, otherEntries: OTHER_ENTRIES, days: 30, reuse: REUSE_DIR !== undefined });
     const email = createUser(env, workspaceId);
 

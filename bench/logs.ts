@@ -21,7 +21,7 @@ import { createStore } from '../src/repositories/index.js';
 import { createBenchDatabase } from './bench-database.js';
 import { BenchError, children, freePort, runBench, HOST, positiveNumber, READY_TIMEOUT_MS, removeOnExit, startChild, stopChild, waitReady } from './bench-process.js';
 import type { FillSample } from './logs-fill.js';
-import { prepareScaleStore } from './scale-store.js';
+import { prepareScaleStore, scaleStoreEnv } from './scale-store.js';
 
 const ENTRIES = Math.floor(positiveNumber('BENCH_ENTRIES', 1_000_000));
 const OTHER_ENTRIES = Math.floor(positiveNumber('BENCH_OTHER_ENTRIES', 100_000));
@@ -152,13 +152,7 @@ async function main(): Promise<number> {
     ? await createBenchDatabase(process.env.DATABASE_URL, REUSE_DIR ? { name: 'mailroom_bench_logs' } : undefined)
     : undefined;
   try {
-    const env: Record<string, string> = {
-      MAILROOM_DATA_DIR: dataDir,
-      ...(postgres ? { DATABASE_URL: postgres.url } : {}),
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_SEND_PER_MIN: '100000000',
-      RATE_LIMIT_OTHER_PER_MIN: '100000000',
-    };
+    const env = scaleStoreEnv(dataDir, postgres?.url, { RATE_LIMIT_SEND_PER_MIN: '100000000', RATE_LIMIT_OTHER_PER_MIN: '100000000' });
     const { workspaceId, apiKey, sample, now } = await prepareScaleStore(env, postgres?.url, dataDir, { entries: ENTRIES, otherEntries: OTHER_ENTRIES, days: DAYS, reuse: REUSE_DIR !== undefined });
     await printPlans(env, workspaceId, sample, now);
 

@@ -20,7 +20,7 @@ import pg from 'pg';
 import { sqliteFileOf } from '../src/db/database.js';
 import { createBenchDatabase } from './bench-database.js';
 import { BenchError, children, freePort, HOST, positiveNumber, removeOnExit, runBench, startChild, stopChild, waitReady } from './bench-process.js';
-import { prepareScaleStore } from './scale-store.js';
+import { prepareScaleStore, scaleStoreEnv } from './scale-store.js';
 
 /** About 1.05 million rows of the tables the pruner deletes from (the fill writes ~4.5 rows per log entry). */
 const ENTRIES = Math.floor(positiveNumber('BENCH_ENTRIES', 235_000));
@@ -99,12 +99,7 @@ async function main(): Promise<number> {
   removeOnExit(dataDir);
   const postgres = process.env.DATABASE_URL ? await createBenchDatabase(process.env.DATABASE_URL) : undefined;
   try {
-    const env: Record<string, string> = {
-      MAILROOM_DATA_DIR: dataDir,
-      ...(postgres ? { DATABASE_URL: postgres.url } : {}),
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_SEND_PER_MIN: '100000000',
-    };
+    const env = scaleStoreEnv(dataDir, postgres?.url, { RATE_LIMIT_SEND_PER_MIN: '100000000' });
     const { apiKey } = await prepareScaleStore(env, postgres?.url, dataDir, { entries: ENTRIES, otherEntries: 1, days: 30, reuse: false, endsDaysAgo: 100 });
     const rows = rowCounter(dataDir, postgres?.url);
     const filled = await rows.count();

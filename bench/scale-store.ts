@@ -32,6 +32,11 @@ export interface Filled {
   now: number;
 }
 
+/** The environment a scale benchmark runs Mailroom with: its data dir or database, quiet logs, and `extra`. */
+export function scaleStoreEnv(dataDir: string, postgresUrl: string | undefined, extra: Record<string, string>): Record<string, string> {
+  return { MAILROOM_DATA_DIR: dataDir, ...(postgresUrl ? { DATABASE_URL: postgresUrl } : {}), LOG_LEVEL: 'warn', ...extra };
+}
+
 /** Migrates, makes the two workspaces and fills their logs; or, in a reused directory, reads what an earlier run filled. */
 export async function prepareScaleStore(env: Record<string, string>, postgresUrl: string | undefined, dataDir: string, plan: ScalePlan): Promise<Filled> {
   const marker = join(dataDir, postgresUrl ? 'bench-logs-postgres.json' : 'bench-logs.json');
