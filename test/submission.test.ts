@@ -7,14 +7,17 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
+import pino from 'pino';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { openRuntime } from '../src/server.js';
 import { SEND_MEMORY_BUDGET } from '../src/sending/send-memory.js';
-import { SUBMISSION_MAX_MESSAGE_BYTES } from '../src/submission/submission-server.js';
+import { startSubmissionServer, SUBMISSION_MAX_MESSAGE_BYTES, type SubmissionServer } from '../src/submission/submission-server.js';
+import { selfSignedCertificate } from '../src/submission/tls-certificate.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 import { parseMetrics, valueOf } from './helpers/metrics-text.js';
 import { waitFor } from './helpers/wait-for.js';
@@ -338,5 +341,44 @@ describe('SMTP submission with SUBMISSION_ALLOW_INSECURE_AUTH and small budgets'
     assert.match(rcpt!, /^250 /);
     assert.match(data!, /^354 /);
     assert.equal(sent, `552 5.3.4 Message too big: at most ${SUBMISSION_MAX_MESSAGE_BYTES} bytes`);
+  });
+});
+
+describe('SMTP submission when its self-signed certificate cannot be made', () => {
+  let t: TestApp;
+  let server: SubmissionServer;
+  let made = 0;
+  before(async () => {
+    t = await createTestApp({ RATE_LIMIT_SEND_PER_MIN: '100000' });
+    const { services } = t;
+    server = await startSubmissionServer(
+      { ...t.config.submission, port: 0 },
+      {
+        authenticate: services.apiKeys.authenticate, rateLimiter: services.rateLimiter, limits: t.config.rateLimits, memory: services.sendMemory,
+        accept: (workspaceId, input, keyDomainId) => services.send.accept(workspaceId, input, keyDomainId, 'smtp'),
+        // The first attempt fails (as a broken entropy source or a hostname the library refuses would); the next makes one.
+        makeCertificate: async (settings, logger) => {
+          made += 1;
+          if (made === 1) throw new Error('no key could be made');
+          return selfSignedCertificate(settings, logger);
+        },
+      },
+      pino({ level: 'silent' }),
+    );
+  });
+  after(async () => {
+    await server?.close();
+    await t?.close();
+  });
+
+  it('answers 421 to the client it failed for, and the next client gets the certificate and a greeting', async () => {
+    const socket = connect(server.port, '127.0.0.1');
+    const [greeting] = (await once(socket, 'data')) as [Buffer];
+    socket.destroy();
+    assert.equal(greeting.toString().trim(), '421 4.3.0 Service not available, please try again later');
+
+    const info = await submit(server.port, t.apiKey, { from: 'billing@sandbox.mailroom.test', to: 'ann@example.com', subject: 'After a failed start', text: 'Hello' });
+    queuedId(info.response);
+    assert.equal(made, 2);
   });
 });

@@ -37,6 +37,8 @@ export interface SubmissionDeps {
   accept(workspaceId: string, input: SendInput, keyDomainId: string | null): Promise<SendResult>;
   /** The memory large sends may take at once, shared with the HTTP send routes (services.sendMemory). */
   memory: ByteBudget;
+  /** Makes the self-signed certificate when no SUBMISSION_TLS_CERT is set (selfSignedCertificate; a test gives one that fails). */
+  makeCertificate?: typeof selfSignedCertificate;
 }
 
 export interface SubmissionServer {
@@ -72,7 +74,7 @@ export async function startSubmissionServer(
   // a failure is not kept, so the next client tries again.
   let selfSigned: Promise<void> | undefined;
   const certificateReady = (): Promise<void> =>
-    (selfSigned ??= selfSignedCertificate(settings, logger).then(
+    (selfSigned ??= (deps.makeCertificate ?? selfSignedCertificate)(settings, logger).then(
       (made) => server.updateSecureContext(made),
       (error: unknown) => {
         selfSigned = undefined;
