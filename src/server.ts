@@ -265,43 +265,6 @@ export async function startServer(config: Config): Promise<App> {
   }
 }
 
-/** `mailroom worker`: the delivery worker alone, until `stop()`, which lets it finish and closes the store. */
-export async function startWorker(givenConfig: Config): Promise<{ log: Logger; stop(): Promise<void> }> {
-  const sqlite = storeKindOf(givenConfig) === 'sqlite';
-  const db = await openMigratedDatabase(givenConfig, { backgroundCheckpoints: sqlite });
-  const store = createStore(db);
-  const log = createLogger(givenConfig);
-  // Claims and outcomes are written on this thread: a checkpoint inside one of them would stall every hand-over.
-  let config: Config;
-  let returnPaths: ReturnPathSigner;
-  try {
-    config = await withSecretKey(store, givenConfig, log);
-    returnPaths = await openReturnPaths(store, config);
-  } catch (error) {
-    await db.destroy();
-    throw error;
-  }
-  const checkpointer = sqlite ? startWalCheckpointer(config.dataDir, log) : undefined;
-  const metrics = createMetrics({ db, troubleCounts: () => worker.troubleCounts() });
-  const worker = startDeliveryWorker(store, config, returnPaths, metrics);
-  const webhooks = startWebhookDispatcher(store, config, metrics);
-  const retention = startRetentionPruner(store, config, log.child({ component: 'retention' }), metrics);
-  let metricsListener: { close(): Promise<void> } | undefined;
-  async function stop() {
-    await metricsListener?.close();
-    await Promise.all([worker.stop(), webhooks.stop(), retention.stop()]);
-    await checkpointer?.stop();
-    await db.destroy();
-  }
-  if (config.metrics.port !== 0) {
-    metricsListener = await startMetricsListener(config.host, config.metrics.port, metrics, config.metrics.token).catch(async (error: unknown) => {
-      await stop();
-      throw error;
-    });
-  }
-  return { log, stop };
-}
-
 /** METRICS_PORT: GET /metrics on a listener of its own, closed with the app. */
 async function listenForMetrics(app: App, config: Config, metrics: Metrics): Promise<void> {
   if (config.metrics.port === 0) return;

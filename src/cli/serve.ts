@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { createLogger, startServer, startWorker } from '../server.js';
+import { createLogger, startServer } from '../server.js';
+import { startWorker } from '../worker-runtime.js';
 import { isPublicHostName } from '../services/domain-name.js';
 import { stopOnSignal } from '../shutdown/stop-on-signal.js';
 import { cliConfig } from './store.js';

@@ -106,8 +106,9 @@ export function createRetentionPruner({ store, settings, logger, onPruned, now =
           for (const [table, n] of Object.entries(rows)) round.rows[table] = (round.rows[table] ?? 0) + n;
           onPruned?.(rows);
           await pause.pause(Math.max(pauseMs, REST_PER_STEP * (performance.now() - started)));
-          if (now() - renewedAt >= RENEW_AFTER_MS) {
-            renewedAt = now();
+          const stepEnd = now();
+          if (stepEnd - renewedAt >= RENEW_AFTER_MS) {
+            renewedAt = stepEnd;
             // Lost (this process stalled past the lease): whoever took it carries on from here.
             if (!(await lease(renewedAt))) return round;
           }
