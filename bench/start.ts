@@ -1,7 +1,7 @@
 /**
  * `npm run bench:start`: how long Mailroom takes from the command to its first
  * `200` from GET /v1/health/check, and its resident memory once idle, started
- * as the README says (`npm start`) and, labelled, as `node dist/cli.js serve`
+ * as the README says (`npm start`) and, labelled, as `node bin/mailroom.js serve`
  * directly. Each run starts twice on a data dir of its own: the first start
  * (an empty dir: the store is created and migrated) and a restart. See
  * bench/README.md for the target and the knobs.
@@ -25,7 +25,7 @@ interface Way {
 
 const WAYS: Way[] = [
   { label: 'npm start (as the README says)', command: 'npm', args: ['start'] },
-  { label: 'node dist/cli.js serve (directly)', command: process.execPath, args: ['dist/cli.js', 'serve'] },
+  { label: 'node bin/mailroom.js serve (directly)', command: process.execPath, args: ['bin/mailroom.js', 'serve'] },
 ];
 
 interface Sample {

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import type { SqliteOptions } from '../db/database.js';
-import { startModuleThread } from '../module-thread.js';
+import { startModuleThread } from '../module-worker.js';
 import { attachmentMemoryOf, settleSends, type AcceptedSendWriter, type PendingSend, type SendWriteResult } from './accepted-sends.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
 import type { SendWriterReply, SendWriterRequest, SendWriterThreadData } from './send-writer-thread.js';

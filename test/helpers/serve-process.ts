@@ -26,11 +26,12 @@ export interface ServeProcess {
 /**
  * `mailroom serve` as a real process on a free port; resolves once it logs where it listens.
  * LOG_LEVEL is `info` unless `env` names one (debug or trace: the line waited for is logged at info).
+ * `bin`: another copy of bin/mailroom.js than the checkout's.
  */
-export async function startServe(env: Record<string, string>): Promise<ServeProcess> {
+export async function startServe(env: Record<string, string>, options: { bin?: string } = {}): Promise<ServeProcess> {
   // No inbound receiver or submission server unless the test asks for one on a port of its own (their defaults, 2525 and 587, are shared).
   // The runner's own LOG_LEVEL, if any, does not reach it: only the caller's.
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0', ...env, PORT: '0', LOG_LEVEL: env.LOG_LEVEL ?? 'info' } });
+  const child = spawn(process.execPath, [options.bin ?? BIN, 'serve'], { env: { ...process.env, INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0', ...env, PORT: '0', LOG_LEVEL: env.LOG_LEVEL ?? 'info' } });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {

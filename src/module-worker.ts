@@ -2,8 +2,9 @@ import { Worker } from 'node:worker_threads';
 
 /**
  * A worker thread running one of Mailroom's own modules, named as compiled:
- * `new URL('./x-thread.js', import.meta.url)`. In the compiled build (dist/,
- * what `npm start` runs) that file is there and the thread loads it as is.
+ * `new URL('./x-thread.js', import.meta.url)`. In the build `npm start` runs
+ * (dist/bundle/, where scripts/bundle-server.ts writes every thread's module
+ * beside cli.js) that file is there and the thread loads it as is.
  * Run from the TypeScript sources (the tests, through tsx), this file is a .ts
  * too: the thread loads the .ts beside the named file, and registers tsx
  * first, since a worker does not inherit its parent's module loader. Only
