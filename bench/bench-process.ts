@@ -72,14 +72,15 @@ export async function stopChild(child: Child): Promise<void> {
 }
 
 /** For exits that skip main's `finally` (watchdog, Ctrl-C): synchronous, so it runs before the process ends. */
-let dataDirToRemove: string | undefined;
-/** The temp dir cleanUpNow removes (undefined once main removed it itself). */
+const dataDirsToRemove = new Set<string>();
+/** A temp dir cleanUpNow removes (undefined: none any more, main removed them itself). */
 export function removeOnExit(dir: string | undefined): void {
-  dataDirToRemove = dir;
+  if (dir === undefined) dataDirsToRemove.clear();
+  else dataDirsToRemove.add(dir);
 }
 export function cleanUpNow(): void {
   for (const child of children) if (isRunning(child.proc)) child.proc.kill('SIGKILL');
-  if (dataDirToRemove) rmSync(dataDirToRemove, { recursive: true, force: true });
+  for (const dir of dataDirsToRemove) rmSync(dir, { recursive: true, force: true });
 }
 
 export async function freePort(): Promise<number> {

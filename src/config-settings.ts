@@ -23,6 +23,8 @@ export interface WorkerSettings {
   leaseMs: number;
   /** How often an idle worker looks for due messages sent through other processes, or coming due for a retry. */
   pollMs: number;
+  /** WORKER_NICE: the OS priority (nice value) of the worker process `serve` starts; 0 is the API's own. */
+  nice: number;
 }
 
 export interface InboundSettings {

@@ -38,6 +38,7 @@ export const EnvSchema = Type.Object({
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: DEFAULT_WORKER_CONCURRENCY }),
   WORKER_LEASE_MS: Type.Integer({ minimum: 1000, default: 60000 }),
   WORKER_POLL_MS: Type.Integer({ minimum: 10, default: 1000 }),
+  WORKER_NICE: Type.Integer({ minimum: 0, maximum: 19, default: 10 }),
   DELIVERY_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: DEFAULT_RETRY_BASE_MS }),
   DELIVERY_RETRY_MAX_DELAY_MS: Type.Integer({ minimum: 1, default: DEFAULT_RETRY_MAX_DELAY_MS }),
   DELIVERY_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_MAX_ATTEMPTS }),
@@ -195,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: parsed.WORKER_CONCURRENCY,
       leaseMs: parsed.WORKER_LEASE_MS,
       pollMs: parsed.WORKER_POLL_MS,
+      nice: parsed.WORKER_NICE,
     },
     inbound: {
       port: parsed.INBOUND_SMTP_PORT,

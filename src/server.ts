@@ -21,7 +21,8 @@ import { createStore, type Store } from './repositories/index.js';
 import { createThreadedSendWriter } from './acceptance/threaded-send-writer.js';
 import { createServices, type Services } from './services/index.js';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './services/rate-limiter.js';
-import { createLogger as createConfiguredLogger, createMetrics, startMetricsListener, type Metrics } from './observability/index.js';
+import { createLogger as createConfiguredLogger, createMetrics, startMetricsListener, type Metrics, type MetricsOptions } from './observability/index.js';
+import { startWorkerSupervisor, type WorkerSupervisor } from './worker-process/worker-supervisor.js';
 import { openSecretKey } from './secrets/secret-key.js';
 import { closeConnectionsOnceIdle } from './shutdown/close-idle-connections.js';
 import { workGraceMs } from './shutdown/settle-within.js';
@@ -82,6 +83,10 @@ export interface RuntimeOptions {
   inbound?: boolean;
   /** Run the webhook dispatcher in this process (where the delivery worker runs). */
   webhooks?: boolean;
+  /** Without a worker here: told of each accepted send (serve: its worker process's supervisor). */
+  onSendAccepted?: () => void;
+  /** Without a worker here: its process's counts, added to this one's metrics. */
+  workerMetrics?: MetricsOptions['workerMetrics'];
   /** Run the SMTP submission server in this process (serve: unless SUBMISSION_PORT=0). */
   submission?: boolean;
 }
@@ -178,7 +183,7 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
   // processes, and the batching writer on this thread suffices.
   const sendWriter = sqlite ? createThreadedSendWriter(config.dataDir, { backgroundCheckpoints: true }) : createAcceptedSendWriter(store);
   // Provider trouble is counted by the worker, which starts after the metrics: read through it at scrape time.
-  const metrics = createMetrics({ db, troubleCounts: () => worker?.troubleCounts() ?? [] });
+  const metrics = createMetrics({ db, troubleCounts: () => worker?.troubleCounts() ?? [], workerMetrics: options.workerMetrics });
   const worker = options.worker ? startDeliveryWorker(store, config, returnPaths, metrics) : undefined;
   const webhooks = options.webhooks ? startWebhookDispatcher(store, config, metrics) : undefined;
   const retention = options.worker ? startRetentionPruner(store, config, createLogger(config).child({ component: 'retention' }), metrics) : undefined;
@@ -210,7 +215,7 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
   const services = createServices(store, config, {
     sendWriter,
     // A send accepted here is looked at at once, not at the next poll.
-    ...(worker ? { onSendAccepted: () => worker.wake() } : {}),
+    onSendAccepted: worker ? () => worker.wake() : options.onSendAccepted,
     rateLimiter: redis ? createRedisRateLimiter(redis, config.redisKeyPrefix) : createMemoryRateLimiter(),
     healthChecks: redis ? { redis: () => redis.ping() } : {},
     readinessChecks: { migrations: () => assertMigrated(db) },
@@ -239,12 +244,21 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
   };
 }
 
-/** `mailroom serve`: the API on HOST:PORT until `close()`, which drains in-flight requests, then closes the store. */
+/**
+ * `mailroom serve`: the API on HOST:PORT until `close()`, which drains in-flight requests, then closes the
+ * store. The delivery worker (WORKER_ENABLED) runs as a process of its own, started once this one listens.
+ */
 export async function startServer(config: Config): Promise<App> {
-  const runtime = await openRuntime(config, { worker: config.worker.enabled, webhooks: config.worker.enabled, inbound: true, submission: true });
+  let supervisor: WorkerSupervisor | undefined;
+  const runtime = await openRuntime(config, {
+    inbound: true,
+    submission: true,
+    onSendAccepted: () => supervisor?.wake(),
+    workerMetrics: async () => (supervisor ? supervisor.metrics() : []),
+  });
   try {
     const app = await buildApp({ config: runtime.config, services: runtime.services });
-    app.addHook('onClose', () => runtime.close());
+    app.addHook('onClose', () => Promise.all([supervisor?.stop(), runtime.close()]));
     await listenForMetrics(app, config, runtime.metrics);
     closeConnectionsOnceIdle(app.server);
     // The first run: nobody can sign in yet, so the log holds the way in (people/setup-service.ts). Issued
@@ -257,6 +271,10 @@ export async function startServer(config: Config): Promise<App> {
     if (setupToken) {
       const origin = config.publicOrigin ?? app.listeningOrigin;
       app.log.info(`No one can sign in yet: open ${origin}/setup?token=${setupToken} within an hour to create the first admin account and workspace`);
+    }
+    // After the store is migrated and the secret key made, which the worker process then finds done.
+    if (config.worker.enabled) {
+      supervisor = startWorkerSupervisor({ command: process.argv[1]!, execArgv: process.execArgv, env: process.env, nice: config.worker.nice, log: createLogger(config) });
     }
     return app;
   } catch (error) {

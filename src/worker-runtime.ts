@@ -3,15 +3,17 @@ import type { Config } from './config.js';
 import { storeKindOf } from './db/database.js';
 import { startWalCheckpointer } from './db/wal-checkpointer.js';
 import type { ReturnPathSigner } from './inbound/return-path.js';
-import { createMetrics, startMetricsListener } from './observability/index.js';
+import type { DeliveryWorker } from './delivery/delivery-worker.js';
+import { createMetrics, startMetricsListener, type Metrics } from './observability/index.js';
 import { createStore } from './repositories/index.js';
 import { startRetentionPruner } from './retention/index.js';
 import { createLogger, openMigratedDatabase, openReturnPaths, startDeliveryWorker, startWebhookDispatcher, withSecretKey } from './server.js';
 
 /** `mailroom worker`: the delivery worker alone, until `stop()`, which lets it finish and closes the store. */
-export async function startWorker(givenConfig: Config): Promise<{ log: Logger; stop(): Promise<void> }> {
+export async function startWorker(givenConfig: Config): Promise<{ log: Logger; worker: DeliveryWorker; metrics: Metrics; stop(): Promise<void> }> {
   const sqlite = storeKindOf(givenConfig) === 'sqlite';
-  const db = await openMigratedDatabase(givenConfig, { backgroundCheckpoints: sqlite });
+  // The worker's writes are at-least-once by nature: no fsync per commit (SqliteOptions.synchronous).
+  const db = await openMigratedDatabase(givenConfig, { backgroundCheckpoints: sqlite, synchronous: 'NORMAL' });
   const store = createStore(db);
   const log = createLogger(givenConfig);
   // Claims and outcomes are written on this thread: a checkpoint inside one of them would stall every hand-over.
@@ -42,5 +44,5 @@ export async function startWorker(givenConfig: Config): Promise<{ log: Logger; s
       throw error;
     });
   }
-  return { log, stop };
+  return { log, worker, metrics, stop };
 }

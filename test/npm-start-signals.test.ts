@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ensureGone, exitWithin, jobCounts, smtpWorkspace, startHeldSink, tally, type HeldSink, type SmtpWorkspace } from './helpers/delivery-rig.js';
 import { npmStart, type NpmStart } from './helpers/npm-start.js';
@@ -43,14 +44,14 @@ function burst(mr: NpmStart, ws: SmtpWorkspace, stopped: () => boolean, accepted
 }
 
 /** Every id has its message and its delivery job in the store; none of the jobs is left leased. */
-async function assertStoredAndUnleased(ws: SmtpWorkspace, ids: string[]): Promise<void> {
+async function assertStoredAndUnleased(ws: SmtpWorkspace, ids: string[], log: string): Promise<void> {
   const messages = await ws.db.selectFrom('messages').select('id').execute();
   const stored = new Set(messages.map((m) => m.id));
   assert.deepEqual(ids.filter((id) => !stored.has(id)), [], 'every message answered 200 is in the store');
   const jobs = await ws.db.selectFrom('delivery_jobs').select(['message_id']).execute();
   const withJob = new Set(jobs.map((j) => j.message_id));
   assert.deepEqual(ids.filter((id) => !withJob.has(id)), [], 'every message answered 200 has its delivery job');
-  assert.equal((await jobCounts(ws.db)).leased, 0, 'no job is left leased');
+  assert.equal((await jobCounts(ws.db)).leased, 0, `no job is left leased; the log:\n${log}`);
 }
 
 // `npm start` exactly as the README runs it, on the store of this run, relaying to a loopback SMTP sink.
@@ -91,8 +92,12 @@ describe('npm start on SIGTERM and SIGINT', () => {
   it('SIGTERM to Mailroom mid-burst, deliveries held mid-hand-over: npm exits 0 within SHUTDOWN_GRACE_MS, nothing is left running, every accepted send is stored and given back', { timeout: 60_000 }, async () => {
     const mr = await npmStart(env);
     started.push(mr);
-    // `npm start` execs Node in place of the shell: npm and Mailroom's own process, nothing else.
-    assert.deepEqual(mr.groupLeft().sort(), [mr.npm.pid!, mr.mailroomPid].sort());
+    // `npm start` execs Node in place of the shell: npm, Mailroom's own process and the worker process it started, nothing else.
+    const workerPid = await waitFor(() => mr.workerPid(), 'serve to start its worker process');
+    assert.deepEqual(mr.groupLeft().sort(), [mr.npm.pid!, mr.mailroomPid, workerPid].sort());
+    assert.match(readFileSync(`/proc/${workerPid}/cmdline`, 'utf8').replaceAll('\0', ' '), /bin\/mailroom\.js worker $/);
+    // WORKER_NICE's default: accepting sends comes first.
+    assert.equal(Number(readFileSync(`/proc/${workerPid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]), 10);
 
     let signalled = false;
     const sending = burst(mr, ws, () => signalled, accepted);
@@ -109,7 +114,7 @@ describe('npm start on SIGTERM and SIGINT', () => {
     // The held hand-overs waited three quarters of the grace, then went back as due.
     assert.match(mr.output(), /"msg":"hand-overs still in flight at shutdown; giving their jobs back"/);
     assert.match(mr.output(), /"msg":"delivery worker stopped"/);
-    await assertStoredAndUnleased(ws, accepted);
+    await assertStoredAndUnleased(ws, accepted, mr.output());
   });
 
   it('started again, delivers every accepted send; SIGTERM to npm itself is forwarded, and npm waits and exits 0', { timeout: 90_000 }, async () => {
@@ -129,6 +134,8 @@ describe('npm start on SIGTERM and SIGINT', () => {
   it('SIGINT to the process group, as Ctrl-C in a terminal (npm forwards its own too): one clean stop, exit 0, nothing left, every accepted send stored', { timeout: 60_000 }, async () => {
     const mr = await npmStart(env);
     started.push(mr);
+    // Mid-burst, not mid-start: a worker process signalled before it is up just ends (it holds nothing yet).
+    const workerPid = await waitFor(() => mr.workerPid(), 'serve to start its worker process');
     const before = accepted.length;
     let signalled = false;
     const sending = burst(mr, ws, () => signalled, accepted);
@@ -138,8 +145,12 @@ describe('npm start on SIGTERM and SIGINT', () => {
     await sending;
 
     assert.equal(await exitWithin(mr.exited, GRACE_MS + 5_000, 'npm start'), 0, mr.output());
-    assert.equal(mr.output().match(/"msg":"shutting down"/g)?.length, 1, 'Mailroom stopped once, the second SIGINT changed nothing');
+    // Once each: serve, and its worker process (which had the terminal's SIGINT too, and serve's SIGTERM after it).
+    // (npm's exit may be seen before the last lines its pipe holds are read: wait for them.)
+    const stopsOf = () => [...mr.output().matchAll(/"pid":(\d+)[^\n]*"msg":"shutting down"/g)].map((m) => Number(m[1])).sort();
+    await waitFor(() => stopsOf().length >= 2, 'both processes to log their stop', { timeoutMs: 5_000 }).catch(() => undefined);
+    assert.deepEqual(stopsOf(), [mr.mailroomPid, workerPid].sort(), 'each process stopped once, the second signal changed nothing');
     assert.deepEqual(mr.groupLeft(), [], 'no process of the group remains');
-    await assertStoredAndUnleased(ws, accepted);
+    await assertStoredAndUnleased(ws, accepted, mr.output());
   });
 });

@@ -1,5 +1,5 @@
 /** Metrics, health probes, request ids and the log's format (README, "Monitoring"). */
-export { createMetrics, type Metrics, type SendWay } from './metrics.js';
+export { createMetrics, type Metrics, type MetricsOptions, type SendWay } from './metrics.js';
 export { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 export { monitoringRoutes, timeRequests, LIVENESS_PATH, READINESS_PATH, METRICS_PATH } from './monitoring-routes.js';
 export { answerRequestId, requestIdOptions, REQUEST_ID_HEADER } from './request-id.js';

@@ -1,6 +1,7 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { poolUseOf, storeKindOfDb, type Db } from '../db/database.js';
 import type { TroubleCount } from '../delivery/provider-trouble.js';
+import { WORKER_METRICS } from '../worker-process/worker-messages.js';
 import { createBacklogRepository } from './backlog-repository.js';
 
 /** The ways a send comes in, for `mailroom_sends_total{way}`. */
@@ -16,6 +17,8 @@ export interface MetricsOptions {
   db: Db;
   /** Provider trouble counted by this process's delivery worker (delivery/provider-trouble.ts), read at scrape time. */
   troubleCounts?: () => TroubleCount[];
+  /** The counts of `serve`'s worker process (worker-process/), added to this process's at each scrape. */
+  workerMetrics?: () => Promise<MetricObjectWithValues<MetricValue<string>>[]>;
 }
 
 /** Seconds: from a cached page (~1 ms) to a large send that waited for memory (seconds). */
@@ -28,7 +31,7 @@ const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
  * (queue, webhook backlog) are read from the store at each scrape, so every
  * process on one PostgreSQL shows the same values for them.
  */
-export function createMetrics({ db, troubleCounts = () => [] }: MetricsOptions) {
+export function createMetrics({ db, troubleCounts = () => [], workerMetrics }: MetricsOptions) {
   const registry = new Registry();
   // Process CPU, memory, handles, GC, and the event loop's delay (nodejs_eventloop_lag_*: mean, p50, p90, p99, max).
   collectDefaultMetrics({ register: registry });
@@ -116,7 +119,14 @@ export function createMetrics({ db, troubleCounts = () => [] }: MetricsOptions) 
         for (const gauge of [queueDepth, oldestDue, webhookBacklog]) gauge.reset();
         storeUp.set(0);
       }
-      return registry.metrics();
+      if (!workerMetrics) return registry.metrics();
+      // Summed by name and labels (prom-client's cluster aggregation): the worker's counters are 0 here.
+      return AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), await workerMetrics()]).metrics();
+    },
+
+    /** What a worker process reports to `serve` (WORKER_METRICS): its own counts, nothing `serve` counts too. */
+    async workerCounts(): Promise<MetricObjectWithValues<MetricValue<string>>[]> {
+      return (await registry.getMetricsAsJSON()).filter((metric) => WORKER_METRICS.has(metric.name));
     },
 
     httpRequest(method: string, route: string | undefined, statusCode: number, seconds: number): void {

@@ -16,6 +16,8 @@ export interface NpmStart {
   output(): string;
   /** The processes of the group still there (zombies too): none once everything has ended. */
   groupLeft(): number[];
+  /** The delivery worker process `serve` started, once it is up (it logged "delivery worker started"). */
+  workerPid(): number | undefined;
   /** SIGKILL to the whole group: for a failed test's leftovers. */
   kill(): void;
 }
@@ -53,6 +55,7 @@ export async function npmStart(env: Record<string, string>): Promise<NpmStart> {
     exited,
     output: () => output,
     groupLeft: () => processesInGroup(group),
+    workerPid: () => workerPidsIn(output).find((pid) => childrenOf(listening.pid).includes(pid)),
     kill() {
       try {
         process.kill(-group, 'SIGKILL');
@@ -61,6 +64,32 @@ export async function npmStart(env: Record<string, string>): Promise<NpmStart> {
       }
     },
   };
+}
+
+/**
+ * The pids of the processes whose delivery worker started, from their log lines: unlike a child seen in
+ * /proc, such a one is past its exec (its command line its own) and its priority set.
+ */
+export function workerPidsIn(output: string): number[] {
+  return [...output.matchAll(/"pid":(\d+),[^\n]*"msg":"delivery worker started"/g)].map((m) => Number(m[1]));
+}
+
+/** The children of a process, from /proc (Linux). */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Gone, or a zombie nobody has reaped yet (a container's init may not): either way it runs no more. */
+export function processGone(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z');
+  } catch {
+    return true;
+  }
 }
 
 /** The pids whose process group is `group`, from /proc (Linux): `pid (comm) state ppid pgrp …`. */
