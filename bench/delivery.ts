@@ -4,11 +4,8 @@
  * Nodemailer transport sending the same messages, DKIM-signed the same way, to
  * the same sink. See bench/README.md for the target and the knobs.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createPrivateKey } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
@@ -22,42 +19,16 @@ import { openMigratedDatabase, openReturnPaths, startDeliveryWorker } from '../s
 import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
 import { createServices } from '../src/services/index.js';
 import { createBenchDatabase } from './bench-database.js';
+import { startSink } from './smtp-sink.js';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARMUP_MESSAGES = Number(process.env.BENCH_WARMUP_MESSAGES ?? 2_000);
 const CONCURRENCY = process.env.WORKER_CONCURRENCY ?? String(DEFAULT_WORKER_CONCURRENCY);
 const TARGET_RATIO = 0.7;
-const SMTP_SINK = '/usr/sbin/smtp-sink';
 const DOMAIN = 'bench.example';
 
 const content = (i: number) => ({ subject: `Order ${i} confirmed`, text: `Hello,\n\nyour order ${i} is on its way.\n\nThe bench team\n` });
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Postfix's smtp-sink: accepts everything (PIPELINING, DSN, 8BITMIME advertised), keeps nothing. */
-async function startSink(): Promise<{ port: number; proc: ChildProcess }> {
-  if (!existsSync(SMTP_SINK)) throw new Error(`${SMTP_SINK} is missing: apt-get install -y postfix`);
-  const port = await freePort();
-  const proc = spawn(SMTP_SINK, ['-u', 'nobody', '-a', '-C', '-F', `127.0.0.1:${port}`, '1000'], { stdio: 'ignore' });
-  for (let i = 0; i < 100; i++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const probe = createServer();
-      probe.once('error', () => resolve(true)); // the port is taken: the sink listens
-      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(false)));
-    });
-    if (up) return { port, proc };
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  proc.kill();
-  throw new Error('smtp-sink did not start');
-}
 
 /** Fills the queue as accepted sends would: message, `send` entry and job per message, in batches. */
 async function fill(store: Store, workspaceId: string, count: number): Promise<void> {

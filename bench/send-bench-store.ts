@@ -2,11 +2,23 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
-import { createStore } from '../src/repositories/index.js';
+import { newId, nowIso } from '../src/ids.js';
+import { createStore, type Store } from '../src/repositories/index.js';
+import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
 import { openMigratedDatabase } from '../src/server.js';
 import { createServices } from '../src/services/index.js';
 import { createBenchDatabase } from './bench-database.js';
 import { children, removeOnExit, stopChild } from './bench-process.js';
+
+/** A domain of the workspace's, verified, with a DKIM key: a sender the SMTP provider relays for (signing each message). */
+async function addVerifiedDomain(store: Store, workspaceId: string, domain: string): Promise<void> {
+  const key = await generateDkimKeyPair();
+  const now = nowIso();
+  await store.domains.insert({
+    id: newId('dom'), workspace_id: workspaceId, domain, status: 'verified', dkim_selector: key.selector, dkim_private_key: key.privateKeyPem,
+    dkim_public_key: key.publicKeyBase64, return_path_domain: `mr-bounces.${domain}`, verification_error: null, created_at: now, verified_at: now, last_checked_at: now,
+  });
+}
 
 /** A store for the send benchmarks, the environment to start `mailroom serve` on it, and a key of its workspace. */
 export interface SendBenchStore {
@@ -27,7 +39,7 @@ export interface SendBenchStore {
  * the 429 path); no inbound receiver. The workspace is made before any server
  * starts, so the two never share the store in flight.
  */
-export async function openSendBenchStore(extraEnv: Record<string, string> = {}): Promise<SendBenchStore> {
+export async function openSendBenchStore(extraEnv: Record<string, string> = {}, options: { smtpDomain?: string } = {}): Promise<SendBenchStore> {
   const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-bench-'));
   removeOnExit(dataDir);
   const postgres = process.env.DATABASE_URL ? await createBenchDatabase(process.env.DATABASE_URL) : undefined;
@@ -51,7 +63,14 @@ export async function openSendBenchStore(extraEnv: Record<string, string> = {}):
     };
     const config = loadConfig(env);
     const db = await openMigratedDatabase(config);
-    const { api_key } = await createServices(createStore(db), config).workspaces.create('bench').finally(() => db.destroy());
+    const store = createStore(db);
+    const { api_key } = await createServices(store, config)
+      .workspaces.create('bench')
+      .then(async (created) => {
+        if (options.smtpDomain) await addVerifiedDomain(store, created.workspace_id, options.smtpDomain);
+        return created;
+      })
+      .finally(() => db.destroy());
     return {
       env,
       apiKey: api_key,

@@ -113,7 +113,7 @@ export function report(
   rounds: Round[],
   drains: Drain[],
   aloneRatePerS: number,
-  setup: { connections: number; durationS: number; warmupS: number; store: string },
+  setup: { connections: number; durationS: number; warmupS: number; store: string; provider: string },
 ): boolean {
   const target = setup.store === 'PostgreSQL' ? TARGETS.postgres : TARGETS.sqlite;
   const ratios = rounds.map((r) => r.mailroom.result.requests.average / r.bare.result.requests.average);
@@ -137,7 +137,8 @@ export function report(
     `POST /v1/send, 1 recipient: ${setup.connections} connections, ${rounds.length} round(s) of ${setup.durationS} s per server ` +
       `(+${setup.warmupS} s warm-up), Node ${process.version}, ${cpus().length} CPUs, store: ${setup.store}`,
   );
-  console.log('mailroom = as deployed (npm start: serve with its worker process delivering, sandbox provider); worker off = WORKER_ENABLED=false');
+  const provider = setup.provider === 'smtp' ? "SMTP provider relaying to Postfix's smtp-sink, DKIM-signed" : 'sandbox provider';
+  console.log(`mailroom = as deployed (npm start: serve with its worker process delivering, ${provider}); worker off = WORKER_ENABLED=false`);
   console.log(HEADER);
   rounds.forEach((r, i) => {
     console.log(row(String(i + 1), 'mailroom', r.mailroom));

@@ -17,6 +17,7 @@ import { openSendBenchStore } from './send-bench-store.js';
 import { BenchError, freePort, runBench, HOST, positiveNumber, READY_TIMEOUT_MS, startChild, stopChild, waitReady, type Child } from './bench-process.js';
 import { cpuSecondsOf, report, type Drain, type Measurement, type Round } from './send-report.js';
 import { metricValue, scrapeMetrics, waitForDrain, workerAloneRate } from './send-drain.js';
+import { startSink } from './smtp-sink.js';
 
 
 const DURATION_S = positiveNumber('BENCH_DURATION', 10);
@@ -27,9 +28,14 @@ const ROUNDS = Math.floor(positiveNumber('BENCH_ROUNDS', 3));
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 
 
+/** `sandbox` (the default: nothing leaves the machine) or `smtp`: relayed, DKIM-signed, to Postfix's smtp-sink. */
+const PROVIDER = process.env.BENCH_PROVIDER ?? 'sandbox';
+if (PROVIDER !== 'sandbox' && PROVIDER !== 'smtp') throw new Error(`BENCH_PROVIDER must be sandbox or smtp (got ${PROVIDER})`);
+const SMTP_DOMAIN = 'bench.example';
+
 const SEND_BODY = JSON.stringify({
   to: ['user@example.com'],
-  from_email: 'Bench <bench@sandbox.mailroom.test>',
+  from_email: PROVIDER === 'smtp' ? `Bench <bench@${SMTP_DOMAIN}>` : 'Bench <bench@sandbox.mailroom.test>',
   subject: 'Hello',
   text: 'Hi there',
 });
@@ -95,8 +101,11 @@ async function main(): Promise<number> {
   // As deployed: serve with its worker (the default), delivering with the sandbox provider; its /metrics
   // (behind a token, on the main port) gives the event-loop delay and the queue. Beside it, on a store of
   // its own, the same build with the worker off: the API alone, as when API and workers run apart.
-  const deployedStore = await openSendBenchStore({ METRICS_TOKEN });
-  const workerOffStore = await openSendBenchStore({ WORKER_ENABLED: 'false' });
+  const sink = PROVIDER === 'smtp' ? await startSink() : undefined;
+  const providerEnv: Record<string, string> = sink ? { MAILROOM_PROVIDER: 'smtp', SMTP_URL: `smtp://127.0.0.1:${sink.port}` } : {};
+  const storeOptions = sink ? { smtpDomain: SMTP_DOMAIN } : {};
+  const deployedStore = await openSendBenchStore({ ...providerEnv, METRICS_TOKEN }, storeOptions);
+  const workerOffStore = await openSendBenchStore({ ...providerEnv, WORKER_ENABLED: 'false' }, storeOptions);
   try {
     console.log(`bench: store ${deployedStore.storeName}; as deployed on ${deployedStore.where}, worker off on ${workerOffStore.where}`);
     const headersOf = (apiKey: string) => ({ 'x-api-key': apiKey, 'content-type': 'application/json' });
@@ -134,10 +143,11 @@ async function main(): Promise<number> {
     const alone = await workerAloneRate(workerOffStore.env, DURATION_S);
     if (CPU_PROF_DIR) console.log(`bench: CPU profile of the Mailroom child written to ${CPU_PROF_DIR}`);
 
-    return report(rounds, drains, alone, { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, store: deployedStore.storeName }) ? 0 : 1;
+    return report(rounds, drains, alone, { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, store: deployedStore.storeName, provider: PROVIDER }) ? 0 : 1;
   } finally {
     await workerOffStore.close();
     await deployedStore.close();
+    sink?.proc.kill();
   }
 }
 

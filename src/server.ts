@@ -258,6 +258,8 @@ export async function startServer(config: Config): Promise<App> {
   });
   try {
     const app = await buildApp({ config: runtime.config, services: runtime.services });
+    // The worker process starts its stop with serve's (its deliveries in flight need the time), not after the HTTP drain.
+    app.addHook('preClose', async () => void supervisor?.stop());
     app.addHook('onClose', () => Promise.all([supervisor?.stop(), runtime.close()]));
     await listenForMetrics(app, config, runtime.metrics);
     closeConnectionsOnceIdle(app.server);
@@ -274,7 +276,14 @@ export async function startServer(config: Config): Promise<App> {
     }
     // After the store is migrated and the secret key made, which the worker process then finds done.
     if (config.worker.enabled) {
-      supervisor = startWorkerSupervisor({ command: process.argv[1]!, execArgv: process.execArgv, env: process.env, nice: config.worker.nice, log: createLogger(config) });
+      supervisor = startWorkerSupervisor({
+        command: process.argv[1]!,
+        execArgv: process.execArgv,
+        env: process.env,
+        nice: config.worker.nice,
+        shutdownGraceMs: config.shutdownGraceMs,
+        log: createLogger(config),
+      });
     }
     return app;
   } catch (error) {

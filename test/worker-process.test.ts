@@ -83,6 +83,20 @@ describe("serve's worker process", () => {
     assert.equal(await exitWithin(serve.stop(), 20_000, 'serve'), 0);
   });
 
+  it('is killed when it does not stop within its share of SHUTDOWN_GRACE_MS, and serve still stops in time, with 0', { timeout: 60_000 }, async () => {
+    const serve = await startServe({ ...env, SHUTDOWN_GRACE_MS: '2000' });
+    serves.push(serve);
+    const workerPid = await waitFor(() => workerOf(serve), 'serve to start its worker process');
+    // Stopped, it cannot act on serve's SIGTERM: only the kill past 90 % of the grace ends it.
+    process.kill(workerPid, 'SIGSTOP');
+    const stopping = Date.now();
+    assert.equal(await exitWithin(serve.stop(), 10_000, 'serve'), 0);
+    const tookMs = Date.now() - stopping;
+    assert.ok(tookMs >= 1_800 && tookMs < 2_000 + 500, `serve stopped in ${tookMs} ms`);
+    assert.match(serve.output(), /"afterMs":1800,"msg":"the worker process did not stop in time; killing it/);
+    await waitFor(() => isGone(workerPid), 'the killed worker process to be gone');
+  });
+
   it('stops cleanly on its own when serve is killed: gives its jobs back and ends', { timeout: 60_000 }, async () => {
     const serve = await startServe(env);
     serves.push(serve);

@@ -19,7 +19,17 @@ export interface WorkerSupervisorOptions {
   env: NodeJS.ProcessEnv;
   /** The worker's nice value (WORKER_NICE): 0 is the API's own priority, 19 the lowest. */
   nice: number;
+  /** serve's SHUTDOWN_GRACE_MS: the worker process gets a share of it (its own SHUTDOWN_GRACE_MS), and is killed past that. */
+  shutdownGraceMs: number;
   log: Logger;
+}
+
+/**
+ * The worker process's own SHUTDOWN_GRACE_MS, and how long serve waits for it before SIGKILL: both inside
+ * serve's grace, so that serve still ends in time (and exits 0) whatever the worker process does.
+ */
+export function workerGrace(shutdownGraceMs: number): { graceMs: number; killAfterMs: number } {
+  return { graceMs: Math.max(1000, Math.floor(shutdownGraceMs * 0.8)), killAfterMs: Math.floor(shutdownGraceMs * 0.9) };
 }
 
 export interface WorkerSupervisor {
@@ -27,7 +37,11 @@ export interface WorkerSupervisor {
   wake(): void;
   /** The counts the worker process keeps (deliveries, provider errors, webhook posts, retention), for this process's scrape. */
   metrics(): Promise<MetricObjectWithValues<MetricValue<string>>[]>;
-  /** SIGTERM to the worker (its own stop: deliveries in flight finish or are given back), then its exit. No restart after. */
+  /**
+   * SIGTERM to the worker (its own stop: deliveries in flight finish or are given back), then its exit; SIGKILL
+   * if it has not ended within its share of the grace (what it held is taken over once its leases run out).
+   * No restart after. Called again, the same stop.
+   */
   stop(): Promise<void>;
 }
 
@@ -50,6 +64,8 @@ export function startWorkerSupervisor(options: WorkerSupervisorOptions): WorkerS
   let nextRequest = 0;
   const pendingMetrics = new Map<number, (metrics: MetricObjectWithValues<MetricValue<string>>[]) => void>();
   let exited: Promise<void> = Promise.resolve();
+  let stopped: Promise<void> | undefined;
+  const grace = workerGrace(options.shutdownGraceMs);
 
   function send(message: ToWorker): void {
     if (child?.connected) child.send(message, (error) => error && options.log.debug({ err: error }, 'message to the worker process not delivered'));
@@ -59,7 +75,7 @@ export function startWorkerSupervisor(options: WorkerSupervisorOptions): WorkerS
     const started = Date.now();
     const worker = fork(options.command, ['worker'], {
       execArgv: options.execArgv,
-      env: { ...options.env, [SUPERVISED_ENV]: '1' },
+      env: { ...options.env, [SUPERVISED_ENV]: '1', SHUTDOWN_GRACE_MS: String(grace.graceMs) },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     child = worker;
@@ -119,11 +135,21 @@ export function startWorkerSupervisor(options: WorkerSupervisorOptions): WorkerS
       });
     },
 
-    async stop() {
-      stopping = true;
-      clearTimeout(restartTimer);
-      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
+    stop() {
+      stopped ??= (async () => {
+        stopping = true;
+        clearTimeout(restartTimer);
+        const worker = child;
+        if (!worker || worker.exitCode !== null || worker.signalCode !== null) return exited;
+        worker.kill('SIGTERM');
+        const timer = setTimeout(() => {
+          options.log.warn({ pid: worker.pid, afterMs: grace.killAfterMs }, 'the worker process did not stop in time; killing it (its jobs are taken over once their leases run out)');
+          worker.kill('SIGKILL');
+        }, grace.killAfterMs);
+        await exited;
+        clearTimeout(timer);
+      })();
+      return stopped;
     },
   };
 }
