@@ -7,6 +7,7 @@ import type { DeliveryWorker } from './delivery/delivery-worker.js';
 import { createMetrics, startMetricsListener, type Metrics } from './observability/index.js';
 import { createStore } from './repositories/index.js';
 import { startRetentionPruner } from './retention/index.js';
+import { isSupervisedWorker } from './worker-process/supervised-worker.js';
 import { createLogger, openMigratedDatabase, openReturnPaths, startDeliveryWorker, startWebhookDispatcher, withSecretKey } from './server.js';
 
 /** `mailroom worker`: the delivery worker alone, until `stop()`, which lets it finish and closes the store. */
@@ -26,7 +27,8 @@ export async function startWorker(givenConfig: Config): Promise<{ log: Logger; w
     await db.destroy();
     throw error;
   }
-  const checkpointer = sqlite ? startWalCheckpointer(config.dataDir, log) : undefined;
+  // serve's worker process leaves the WAL to serve's checkpointer thread: one per store file is enough.
+  const checkpointer = sqlite && !isSupervisedWorker() ? startWalCheckpointer(config.dataDir, log) : undefined;
   const metrics = createMetrics({ db, troubleCounts: () => worker.troubleCounts() });
   const worker = startDeliveryWorker(store, config, returnPaths, metrics);
   const webhooks = startWebhookDispatcher(store, config, metrics);
