@@ -1,4 +1,5 @@
 /** bench:send's delivery side: scraping /metrics, the backlog's drain after a burst, and the worker's rate alone. */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BenchError, freePort, HOST, startChild, stopChild } from './bench-process.js';
 import type { Drain } from './send-report.js';
 
@@ -23,8 +24,6 @@ export function metricValue(text: string, name: string): number {
   }
   return sum;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Waits until the queue of the Mailroom at `base` is empty; answers how many

@@ -57,10 +57,13 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** The one child of `pid` (`npm start` execs Node in place of its shell), from /proc. */
-function onlyChildOf(pid: number): number {
+/**
+ * The one child of `pid`, from /proc: npm's is Node (`npm start` execs it in place of its shell), serve's
+ * its worker process. `who` and `expected` name them in the error should there be another count.
+ */
+function onlyChildOf(pid: number, who: string, expected: string): number {
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-  if (children.length !== 1) throw new BenchError(`npm start has ${children.length} child processes (${children.join(', ')}), not Node alone`);
+  if (children.length !== 1) throw new BenchError(`${who} has ${children.length} child processes (${children.join(', ')}), not ${expected} alone`);
   return Number(children[0]);
 }
 
@@ -91,12 +94,11 @@ async function measure(way: Way, dataDir: string): Promise<Sample> {
     const startMs = await timeToFirst200(child, `http://${HOST}:${port}`, startedAt);
     const pid = child.proc.pid!;
     const npm = way.command === 'npm';
-    const mailroomPid = npm ? onlyChildOf(pid) : pid;
+    const mailroomPid = npm ? onlyChildOf(pid, 'npm start', 'Node') : pid;
     const cpu = cpuMs(mailroomPid) + (npm ? cpuMs(pid) : 0);
     await new Promise((r) => setTimeout(r, IDLE_MS));
-    const worker = readFileSync(`/proc/${mailroomPid}/task/${mailroomPid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-    if (worker.length !== 1) throw new BenchError(`serve has ${worker.length} child processes (${worker.join(', ')}), not its worker process alone`);
-    return { startMs, cpuMs: cpu, rssMb: rssMb(mailroomPid), npmRssMb: npm ? rssMb(pid) : undefined, workerRssMb: rssMb(Number(worker[0])) };
+    const workerPid = onlyChildOf(mailroomPid, 'serve', 'its worker process');
+    return { startMs, cpuMs: cpu, rssMb: rssMb(mailroomPid), npmRssMb: npm ? rssMb(pid) : undefined, workerRssMb: rssMb(workerPid) };
   } finally {
     await stopChild(child);
   }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ensureGone, exitWithin, jobCounts, smtpWorkspace, startHeldSink, tally, type HeldSink, type SmtpWorkspace } from './helpers/delivery-rig.js';
-import { npmStart, type NpmStart } from './helpers/npm-start.js';
+import { niceOf, npmStart, type NpmStart } from './helpers/npm-start.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -97,7 +97,7 @@ describe('npm start on SIGTERM and SIGINT', () => {
     assert.deepEqual(mr.groupLeft().sort(), [mr.npm.pid!, mr.mailroomPid, workerPid].sort());
     assert.match(readFileSync(`/proc/${workerPid}/cmdline`, 'utf8').replaceAll('\0', ' '), /bin\/mailroom\.js worker $/);
     // WORKER_NICE's default: accepting sends comes first.
-    assert.equal(Number(readFileSync(`/proc/${workerPid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]), 10);
+    assert.equal(niceOf(workerPid), 10);
 
     let signalled = false;
     const sending = burst(mr, ws, () => signalled, accepted);

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { acceptSends, ensureGone, exitWithin, jobCounts, smtpWorkspace, startHeldSink, tally, type HeldSink, type SmtpWorkspace } from './helpers/delivery-rig.js';
-import { childrenOf, processGone as isGone, workerPidsIn } from './helpers/npm-start.js';
+import { niceOf, processGone as isGone, workerProcessOf } from './helpers/npm-start.js';
 import { startServe, type ServeProcess } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
@@ -12,9 +11,7 @@ import { waitFor } from './helpers/wait-for.js';
 const METRICS_TOKEN = 'worker-process-test-token';
 
 /** serve's worker process once it is up (its worker started), other than `not`. */
-const workerOf = (serve: ServeProcess, not?: number) => workerPidsIn(serve.output()).find((pid) => pid !== not && childrenOf(serve.child.pid!).includes(pid));
-
-const niceOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+const workerOf = (serve: ServeProcess, not?: number) => workerProcessOf(serve.child.pid!, serve.output(), not);
 
 describe("serve's worker process", () => {
   let store: FreshStore;

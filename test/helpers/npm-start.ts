@@ -55,7 +55,7 @@ export async function npmStart(env: Record<string, string>): Promise<NpmStart> {
     exited,
     output: () => output,
     groupLeft: () => processesInGroup(group),
-    workerPid: () => workerPidsIn(output).find((pid) => childrenOf(listening.pid).includes(pid)),
+    workerPid: () => workerProcessOf(listening.pid, output),
     kill() {
       try {
         process.kill(-group, 'SIGKILL');
@@ -72,6 +72,16 @@ export async function npmStart(env: Record<string, string>): Promise<NpmStart> {
  */
 export function workerPidsIn(output: string): number[] {
   return [...output.matchAll(/"pid":(\d+),[^\n]*"msg":"delivery worker started"/g)].map((m) => Number(m[1]));
+}
+
+/** serve's (`servePid`'s) worker process once it is up, by `output`, serve's log; other than `not`, when given. */
+export function workerProcessOf(servePid: number, output: string, not?: number): number | undefined {
+  return workerPidsIn(output).find((pid) => pid !== not && childrenOf(servePid).includes(pid));
+}
+
+/** A process's nice value (field 19 of /proc/PID/stat). */
+export function niceOf(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
 }
 
 /** The children of a process, from /proc (Linux). */
