@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { sqliteFileOf } from '../src/db/database.js';
 import { createStore } from '../src/repositories/index.js';
-import { openMigratedDatabase } from '../src/server.js';
+import { openMigratedDatabase } from '../src/store-runtime.js';
 import { createServices } from '../src/services/index.js';
 import { fillLog, postgresSink, sqliteSink, type FillSample } from './logs-fill.js';
 

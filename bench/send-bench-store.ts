@@ -5,7 +5,7 @@ import { loadConfig } from '../src/config.js';
 import { newId, nowIso } from '../src/ids.js';
 import { createStore, type Store } from '../src/repositories/index.js';
 import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
-import { openMigratedDatabase } from '../src/server.js';
+import { openMigratedDatabase } from '../src/store-runtime.js';
 import { createServices } from '../src/services/index.js';
 import { createBenchDatabase } from './bench-database.js';
 import { children, removeOnExit, stopChild } from './bench-process.js';

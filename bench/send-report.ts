@@ -138,7 +138,7 @@ export function report(
       `(+${setup.warmupS} s warm-up), Node ${process.version}, ${cpus().length} CPUs, store: ${setup.store}`,
   );
   const provider = setup.provider === 'smtp' ? "SMTP provider relaying to Postfix's smtp-sink, DKIM-signed" : 'sandbox provider';
-  console.log(`mailroom = as deployed (npm start: serve with its worker process delivering, ${provider}); worker off = WORKER_ENABLED=false`);
+  console.log(`mailroom = as deployed (npm start: serve with its delivery thread delivering, ${provider}); worker off = WORKER_ENABLED=false`);
   console.log(HEADER);
   rounds.forEach((r, i) => {
     console.log(row(String(i + 1), 'mailroom', r.mailroom));

@@ -15,7 +15,8 @@ import { publishEvents } from '../src/events/event-path.js';
 import type { MessageEvent } from '../src/events/message-event.js';
 import { newId, nowIso } from '../src/ids.js';
 import { createStore } from '../src/repositories/index.js';
-import { openMigratedDatabase, startWebhookDispatcher } from '../src/server.js';
+import { openMigratedDatabase } from '../src/store-runtime.js';
+import { startWebhookDispatcher } from '../src/worker-runtime.js';
 import { createServices } from '../src/services/index.js';
 import { createBenchDatabase } from './bench-database.js';
 

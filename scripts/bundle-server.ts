@@ -21,6 +21,13 @@
  *   that stops the build.
  * - Packages Mailroom loads only on first use, and the native SQLite addon,
  *   stay outside and are required from node_modules when needed.
+ * - Whitespace and comments are left out (licence comments go to
+ *   <name>.LEGAL.txt beside each file), and every file must come out pure
+ *   ASCII, or the build stops: V8 keeps a script's source in memory for as
+ *   long as the script lives, one byte a character when all are Latin-1 and
+ *   two otherwise, so one stray character in a comment doubled the largest
+ *   object in the server's heap. esbuild escapes what is not ASCII in strings,
+ *   not in regular expression literals: write those characters as \uXXXX.
  *
  * Last, the build starts the bundled server once, on a throw-away data dir,
  * so that it writes its code cache (bin/mailroom.js does so whenever it finds
@@ -114,12 +121,27 @@ async function bundle(threads: string[]): Promise<void> {
     define: { 'import.meta.url': '__bundleUrl', 'import.meta.dirname': '__dirname', 'import.meta.resolve': 'undefined' },
     banner: { js: "var __bundleUrl = require('node:url').pathToFileURL(__filename).href; var __bundleDir = __dirname;" },
     plugins: [packageFilePaths],
+    minifyWhitespace: true,
+    legalComments: 'external',
     logLevel: 'warning',
   });
   // Any warning (a require esbuild cannot follow, import.meta left undefined) fails the build rather than surprising at run time.
   if (result.warnings.length > 0) throw new Error(`esbuild warned ${result.warnings.length} time(s) while bundling the server: see above`);
+  for (const file of [join(OUT, 'cli.js'), ...threads.map((thread) => join(OUT, basename(thread)))]) assertAscii(file);
   // The repository's package.json says "module"; these files are CommonJS.
   writeFileSync(join(OUT, 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
+}
+
+/** Stops the build at the first character of `file` that is not ASCII (see the head of this file for why). */
+function assertAscii(file: string): void {
+  const text = readFileSync(file, 'latin1');
+  const at = text.search(/[^\x00-\x7f]/);
+  if (at === -1) return;
+  const line = text.slice(0, at).split('\n').length;
+  const around = readFileSync(file).subarray(Math.max(0, at - 60), at + 40).toString('utf8');
+  throw new Error(
+    `${relative(ROOT, file)} holds a character that is not ASCII (line ${line}, byte ${at}), most likely in a regular expression literal: write it as \\uXXXX in the source. Around it: ${JSON.stringify(around)}`,
+  );
 }
 
 async function freePort(): Promise<string> {

@@ -17,13 +17,13 @@ export interface WebhookSettings {
 export interface WorkerSettings {
   /** Whether `mailroom serve` runs the delivery worker too (false: API only, with `mailroom worker` elsewhere). */
   enabled: boolean;
-  /** Messages handed to the provider at once by one worker process. */
+  /** Messages handed to the provider at once by one worker. */
   concurrency: number;
   /** How long a claimed message is this worker's before another may take it over (renewed while in flight). */
   leaseMs: number;
   /** How often an idle worker looks for due messages sent through other processes, or coming due for a retry. */
   pollMs: number;
-  /** WORKER_NICE: the OS priority (nice value) of the worker process `serve` starts; 0 is the API's own. */
+  /** WORKER_NICE: the OS priority (nice value) of `serve`'s delivery thread (and the threads it starts); 0 is the API's own. */
   nice: number;
 }
 

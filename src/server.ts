@@ -1,57 +1,27 @@
-import type { Logger } from 'pino';
 import { buildApp, type App } from './app.js';
 import type { Config } from './config.js';
-import { openDatabase, pingDatabase, storeKindOf, UnreachableError, type Db, type SqliteOptions } from './db/database.js';
-import { assertMigrated, migrateToLatest } from './db/migrator.js';
+import { storeKindOf, type Db } from './db/database.js';
+import { assertMigrated } from './db/migrator.js';
 import { listenFailure } from './listen-failure.js';
 import { startWalCheckpointer } from './db/wal-checkpointer.js';
 import { connectRedis } from './db/redis.js';
-import { createDeliveryWorker, type DeliveryWorker } from './delivery/delivery-worker.js';
-import { createProvider } from './delivery/providers.js';
-import { createThreadedMessageBuilder } from './delivery/threaded-message-builder.js';
+import type { DeliveryWorker } from './delivery/delivery-worker.js';
 import { startInboundReceiver, type InboundReceiver } from './inbound/inbound-receiver.js';
 import { startSubmissionServer, type SubmissionServer } from './submission/submission-server.js';
-import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
-import { endpointPreparer } from './webhooks/webhook-endpoint.js';
+import type { WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 import { createInboundReportService } from './services/inbound-report-service.js';
-import { loadReturnPathKeys } from './inbound/return-path-key.js';
-import { createReturnPathSigner, type ReturnPathSigner } from './inbound/return-path.js';
+import type { ReturnPathSigner } from './inbound/return-path.js';
 import { createAcceptedSendWriter } from './acceptance/accepted-send-writer.js';
 import { createStore, type Store } from './repositories/index.js';
 import { createThreadedSendWriter } from './acceptance/threaded-send-writer.js';
 import { createServices, type Services } from './services/index.js';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './services/rate-limiter.js';
-import { createLogger as createConfiguredLogger, createMetrics, startMetricsListener, type Metrics, type MetricsOptions } from './observability/index.js';
-import { startWorkerSupervisor, type WorkerSupervisor } from './worker-process/worker-supervisor.js';
-import { openSecretKey } from './secrets/secret-key.js';
+import { createMetrics, startMetricsListener, type Metrics, type MetricsOptions } from './observability/index.js';
+import { startDeliveryThread, type DeliveryThread } from './worker-thread/delivery-thread-supervisor.js';
 import { closeConnectionsOnceIdle } from './shutdown/close-idle-connections.js';
-import { workGraceMs } from './shutdown/settle-within.js';
 import { startRetentionPruner } from './retention/index.js';
-
-/** Opens the store the configuration names and checks that it answers. */
-export async function openReachableDatabase(config: Config, sqliteOptions: SqliteOptions = {}): Promise<Db> {
-  const db = openDatabase(config, sqliteOptions);
-  if (storeKindOf(config) === 'postgres') {
-    // Named plainly, and without the URL (it may carry a password).
-    await pingDatabase(db).catch(async (error: Error) => {
-      await db.destroy();
-      throw new UnreachableError(`Cannot reach PostgreSQL at DATABASE_URL: ${error.message}`);
-    });
-  }
-  return db;
-}
-
-/** Opens the store and applies pending migrations: what every command that touches data needs first. */
-export async function openMigratedDatabase(config: Config, sqliteOptions: SqliteOptions = {}): Promise<Db> {
-  const db = await openReachableDatabase(config, sqliteOptions);
-  try {
-    await migrateToLatest(db);
-  } catch (error) {
-    await db.destroy();
-    throw error;
-  }
-  return db;
-}
+import { createLogger, openMigratedDatabase, openReturnPaths, withSecretKey } from './store-runtime.js';
+import { startDeliveryWorker, startWebhookDispatcher } from './worker-runtime.js';
 
 /** Everything the API runs on: the migrated store, the send writer and Redis beside it, the services over them. */
 export interface Runtime {
@@ -89,72 +59,6 @@ export interface RuntimeOptions {
   workerMetrics?: MetricsOptions['workerMetrics'];
   /** Run the SMTP submission server in this process (serve: unless SUBMISSION_PORT=0). */
   submission?: boolean;
-}
-
-/** The log of everything but HTTP requests (Fastify keeps its own): the worker's, in `serve` and `worker`. */
-export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>): Logger {
-  return createConfiguredLogger(config);
-}
-
-/**
- * The delivery worker as `serve` and `worker` run it: over the configured
- * provider, building messages on a thread of their own. Stopping it closes
- * the provider and the builder thread too.
- */
-export function startDeliveryWorker(store: Store, config: Config, returnPaths: ReturnPathSigner, metrics?: Metrics): DeliveryWorker {
-  const provider = createProvider(config, store);
-  const build = createThreadedMessageBuilder();
-  const worker = createDeliveryWorker({ store, provider, config, build, returnPaths, metrics, logger: createLogger(config).child({ component: 'worker' }) });
-  worker.start();
-  return {
-    ...worker,
-    async stop() {
-      await worker.stop();
-      await provider.close();
-      await build.close();
-    },
-  };
-}
-
-/** The return-path signer over the installation's keys (made by the first process to need one, kept sealed in the store). */
-export async function openReturnPaths(store: Store, config: Pick<Config, 'secretKey'>): Promise<ReturnPathSigner> {
-  if (!config.secretKey) throw new Error('The secret key is opened (withSecretKey) before the return paths');
-  return createReturnPathSigner(await loadReturnPathKeys(store, config.secretKey));
-}
-
-/**
- * The configuration with the installation's key, checked against the store
- * (secrets/secret-key.ts: a wrong key stops the start), the secrets stored
- * in clear by older versions sealed. A key made now is announced once, as
- * it must be backed up.
- */
-export async function withSecretKey(store: Store, config: Config, log: Logger): Promise<Config> {
-  const secretKey = await openSecretKey(store, config);
-  if (secretKey.created) {
-    const shared = storeKindOf(config) === 'postgres' ? '; every process on this DATABASE_URL needs it: give them MAILROOM_SECRET_KEY with its contents' : '';
-    log.warn(
-      `Made a secret key at ${secretKey.source}: DKIM private keys and webhook secrets are encrypted with it. Back it up with the store (mailroom backup copies both); without it they cannot be read${shared}`,
-    );
-  }
-  return { ...config, secretKey: secretKey.key };
-}
-
-/** How often an idle dispatcher looks for due webhook deliveries, at most: events should reach receivers within a fraction of a second. */
-export const WEBHOOK_POLL_MS = 250;
-
-/** The webhook dispatcher as `serve` and `worker` run it. */
-export function startWebhookDispatcher(store: Store, config: Config, metrics?: Metrics): WebhookDispatcher {
-  const dispatcher = createWebhookDispatcher({
-    store,
-    metrics,
-    retryBaseMs: config.webhooks.retryBaseMs,
-    pollMs: Math.min(config.worker.pollMs, WEBHOOK_POLL_MS),
-    prepare: endpointPreparer(config),
-    logger: createLogger(config).child({ component: 'webhooks' }),
-    stopGraceMs: workGraceMs(config.shutdownGraceMs),
-  });
-  dispatcher.start();
-  return dispatcher;
 }
 
 /** What `serve` runs on, and what the tests call into. */
@@ -246,21 +150,21 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
 
 /**
  * `mailroom serve`: the API on HOST:PORT until `close()`, which drains in-flight requests, then closes the
- * store. The delivery worker (WORKER_ENABLED) runs as a process of its own, started once this one listens.
+ * store. The delivery worker (WORKER_ENABLED) runs on a thread of its own, started once this one listens.
  */
 export async function startServer(config: Config): Promise<App> {
-  let supervisor: WorkerSupervisor | undefined;
+  let deliveryThread: DeliveryThread | undefined;
   const runtime = await openRuntime(config, {
     inbound: true,
     submission: true,
-    onSendAccepted: () => supervisor?.wake(),
-    workerMetrics: async () => (supervisor ? supervisor.metrics() : []),
+    onSendAccepted: () => deliveryThread?.wake(),
+    workerMetrics: async () => (deliveryThread ? deliveryThread.metrics() : []),
   });
   try {
     const app = await buildApp({ config: runtime.config, services: runtime.services });
-    // The worker process starts its stop with serve's (its deliveries in flight need the time), not after the HTTP drain.
-    app.addHook('preClose', async () => void supervisor?.stop());
-    app.addHook('onClose', () => Promise.all([supervisor?.stop(), runtime.close()]));
+    // The delivery thread starts its stop with serve's (its deliveries in flight need the time), not after the HTTP drain.
+    app.addHook('preClose', async () => void deliveryThread?.stop());
+    app.addHook('onClose', () => Promise.all([deliveryThread?.stop(), runtime.close()]));
     await listenForMetrics(app, config, runtime.metrics);
     closeConnectionsOnceIdle(app.server);
     // The first run: nobody can sign in yet, so the log holds the way in (people/setup-service.ts). Issued
@@ -274,17 +178,8 @@ export async function startServer(config: Config): Promise<App> {
       const origin = config.publicOrigin ?? app.listeningOrigin;
       app.log.info(`No one can sign in yet: open ${origin}/setup?token=${setupToken} within an hour to create the first admin account and workspace`);
     }
-    // After the store is migrated and the secret key made, which the worker process then finds done.
-    if (config.worker.enabled) {
-      supervisor = startWorkerSupervisor({
-        command: process.argv[1]!,
-        execArgv: process.execArgv,
-        env: process.env,
-        nice: config.worker.nice,
-        shutdownGraceMs: config.shutdownGraceMs,
-        log: createLogger(config),
-      });
-    }
+    // After the store is migrated and the secret key made, which the delivery thread then finds done.
+    if (config.worker.enabled) deliveryThread = startDeliveryThread({ config: runtime.config, log: createLogger(config) });
     return app;
   } catch (error) {
     await runtime.close();

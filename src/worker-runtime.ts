@@ -2,22 +2,85 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { storeKindOf } from './db/database.js';
 import { startWalCheckpointer } from './db/wal-checkpointer.js';
+import { createDeliveryWorker, type DeliveryWorker } from './delivery/delivery-worker.js';
+import { createProvider } from './delivery/providers.js';
+import { createThreadedMessageBuilder } from './delivery/threaded-message-builder.js';
 import type { ReturnPathSigner } from './inbound/return-path.js';
-import type { DeliveryWorker } from './delivery/delivery-worker.js';
-import { createMetrics, startMetricsListener, type Metrics } from './observability/index.js';
-import { createStore } from './repositories/index.js';
+import { createMetrics, type Metrics } from './observability/metrics.js';
+import { startMetricsListener } from './observability/metrics-listener.js';
+import { createStore, type Store } from './repositories/index.js';
 import { startRetentionPruner } from './retention/index.js';
-import { isSupervisedWorker } from './worker-process/supervised-worker.js';
-import { createLogger, openMigratedDatabase, openReturnPaths, startDeliveryWorker, startWebhookDispatcher, withSecretKey } from './server.js';
+import { workGraceMs } from './shutdown/settle-within.js';
+import { createLogger, openMigratedDatabase, openReturnPaths, withSecretKey } from './store-runtime.js';
+import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
+import { endpointPreparer } from './webhooks/webhook-endpoint.js';
 
-/** `mailroom worker`: the delivery worker alone, until `stop()`, which lets it finish and closes the store. */
-export async function startWorker(givenConfig: Config): Promise<{ log: Logger; worker: DeliveryWorker; metrics: Metrics; stop(): Promise<void> }> {
+/**
+ * The delivery worker as `serve` and `worker` run it: over the configured
+ * provider, building messages on a thread of their own. Stopping it closes
+ * the provider and the builder thread too.
+ */
+export function startDeliveryWorker(store: Store, config: Config, returnPaths: ReturnPathSigner, metrics?: Metrics): DeliveryWorker {
+  const provider = createProvider(config, store);
+  const build = createThreadedMessageBuilder();
+  const worker = createDeliveryWorker({ store, provider, config, build, returnPaths, metrics, logger: createLogger(config).child({ component: 'worker' }) });
+  worker.start();
+  return {
+    ...worker,
+    async stop() {
+      await worker.stop();
+      await provider.close();
+      await build.close();
+    },
+  };
+}
+
+/** How often an idle dispatcher looks for due webhook deliveries, at most: events should reach receivers within a fraction of a second. */
+export const WEBHOOK_POLL_MS = 250;
+
+/** The webhook dispatcher as `serve` and `worker` run it. */
+export function startWebhookDispatcher(store: Store, config: Config, metrics?: Metrics): WebhookDispatcher {
+  const dispatcher = createWebhookDispatcher({
+    store,
+    metrics,
+    retryBaseMs: config.webhooks.retryBaseMs,
+    pollMs: Math.min(config.worker.pollMs, WEBHOOK_POLL_MS),
+    prepare: endpointPreparer(config),
+    logger: createLogger(config).child({ component: 'webhooks' }),
+    stopGraceMs: workGraceMs(config.shutdownGraceMs),
+  });
+  dispatcher.start();
+  return dispatcher;
+}
+
+export interface RunningWorker {
+  log: Logger;
+  worker: DeliveryWorker;
+  metrics: Metrics;
+  /** Lets deliveries and webhook posts in flight finish (or gives them back), then closes the store. */
+  stop(): Promise<void>;
+}
+
+export interface WorkerRuntimeOptions {
+  /**
+   * Inside `serve` (its delivery thread): serve has its own WAL checkpointer on the one store file and
+   * its own METRICS_PORT listener, which answers this worker's counts too.
+   */
+  insideServe?: boolean;
+}
+
+/**
+ * The delivery worker, the webhook dispatcher and the retention pruner over a
+ * store connection of their own: `mailroom worker`, and `serve`'s delivery
+ * thread (worker-thread/). Runs until `stop()`.
+ */
+export async function startWorker(givenConfig: Config, options: WorkerRuntimeOptions = {}): Promise<RunningWorker> {
   const sqlite = storeKindOf(givenConfig) === 'sqlite';
   // The worker's writes are at-least-once by nature: no fsync per commit (SqliteOptions.synchronous).
+  // Claims and outcomes are written on this thread: a checkpoint inside one of them would stall every hand-over.
   const db = await openMigratedDatabase(givenConfig, { backgroundCheckpoints: sqlite, synchronous: 'NORMAL' });
   const store = createStore(db);
   const log = createLogger(givenConfig);
-  // Claims and outcomes are written on this thread: a checkpoint inside one of them would stall every hand-over.
   let config: Config;
   let returnPaths: ReturnPathSigner;
   try {
@@ -27,9 +90,8 @@ export async function startWorker(givenConfig: Config): Promise<{ log: Logger; w
     await db.destroy();
     throw error;
   }
-  // serve's worker process leaves the WAL to serve's checkpointer thread: one per store file is enough.
-  const checkpointer = sqlite && !isSupervisedWorker() ? startWalCheckpointer(config.dataDir, log) : undefined;
-  const metrics = createMetrics({ db, troubleCounts: () => worker.troubleCounts() });
+  const checkpointer = sqlite && !options.insideServe ? startWalCheckpointer(config.dataDir, log) : undefined;
+  const metrics = createMetrics({ db, troubleCounts: () => worker.troubleCounts(), processMetrics: !options.insideServe });
   const worker = startDeliveryWorker(store, config, returnPaths, metrics);
   const webhooks = startWebhookDispatcher(store, config, metrics);
   const retention = startRetentionPruner(store, config, log.child({ component: 'retention' }), metrics);
@@ -40,7 +102,7 @@ export async function startWorker(givenConfig: Config): Promise<{ log: Logger; w
     await checkpointer?.stop();
     await db.destroy();
   }
-  if (config.metrics.port !== 0) {
+  if (config.metrics.port !== 0 && !options.insideServe) {
     metricsListener = await startMetricsListener(config.host, config.metrics.port, metrics, config.metrics.token).catch(async (error: unknown) => {
       await stop();
       throw error;

@@ -92,12 +92,13 @@ describe('npm start on SIGTERM and SIGINT', () => {
   it('SIGTERM to Mailroom mid-burst, deliveries held mid-hand-over: npm exits 0 within SHUTDOWN_GRACE_MS, nothing is left running, every accepted send is stored and given back', { timeout: 60_000 }, async () => {
     const mr = await npmStart(env);
     started.push(mr);
-    // `npm start` execs Node in place of the shell: npm, Mailroom's own process and the worker process it started, nothing else.
-    const workerPid = await waitFor(() => mr.workerPid(), 'serve to start its worker process');
-    assert.deepEqual(mr.groupLeft().sort(), [mr.npm.pid!, mr.mailroomPid, workerPid].sort());
-    assert.match(readFileSync(`/proc/${workerPid}/cmdline`, 'utf8').replaceAll('\0', ' '), /bin\/mailroom\.js worker $/);
-    // WORKER_NICE's default: accepting sends comes first.
-    assert.equal(niceOf(workerPid), 10);
+    // `npm start` execs Node in place of the shell: npm and Mailroom's own process, nothing else.
+    const deliveryThread = await waitFor(() => mr.deliveryThread(), 'serve to start its delivery thread');
+    assert.deepEqual(mr.groupLeft().sort(), [mr.npm.pid!, mr.mailroomPid].sort());
+    assert.match(readFileSync(`/proc/${mr.mailroomPid}/cmdline`, 'utf8').replaceAll('\0', ' '), /bin\/mailroom\.js serve $/);
+    // WORKER_NICE's default on the delivery thread alone: accepting sends comes first.
+    assert.equal(niceOf(mr.mailroomPid, deliveryThread), 10);
+    assert.equal(niceOf(mr.mailroomPid), 0);
 
     let signalled = false;
     const sending = burst(mr, ws, () => signalled, accepted);
@@ -134,8 +135,8 @@ describe('npm start on SIGTERM and SIGINT', () => {
   it('SIGINT to the process group, as Ctrl-C in a terminal (npm forwards its own too): one clean stop, exit 0, nothing left, every accepted send stored', { timeout: 60_000 }, async () => {
     const mr = await npmStart(env);
     started.push(mr);
-    // Mid-burst, not mid-start: a worker process signalled before it is up just ends (it holds nothing yet).
-    const workerPid = await waitFor(() => mr.workerPid(), 'serve to start its worker process');
+    // Mid-burst, not mid-start: the delivery thread is up and delivering.
+    await waitFor(() => mr.deliveryThread(), 'serve to start its delivery thread');
     const before = accepted.length;
     let signalled = false;
     const sending = burst(mr, ws, () => signalled, accepted);
@@ -145,11 +146,13 @@ describe('npm start on SIGTERM and SIGINT', () => {
     await sending;
 
     assert.equal(await exitWithin(mr.exited, GRACE_MS + 5_000, 'npm start'), 0, mr.output());
-    // Once each: serve, and its worker process (which had the terminal's SIGINT too, and serve's SIGTERM after it).
+    // Once: serve had the terminal's SIGINT and npm's forwarded one; its delivery thread stopped with it, once.
     // (npm's exit may be seen before the last lines its pipe holds are read: wait for them.)
-    const stopsOf = () => [...mr.output().matchAll(/"pid":(\d+)[^\n]*"msg":"shutting down"/g)].map((m) => Number(m[1])).sort();
-    await waitFor(() => stopsOf().length >= 2, 'both processes to log their stop', { timeoutMs: 5_000 }).catch(() => undefined);
-    assert.deepEqual(stopsOf(), [mr.mailroomPid, workerPid].sort(), 'each process stopped once, the second signal changed nothing');
+    const stopsOf = () => [...mr.output().matchAll(/"pid":(\d+)[^\n]*"msg":"shutting down"/g)].map((m) => Number(m[1]));
+    const workerStops = () => mr.output().match(/"msg":"delivery worker stopped"/g)?.length ?? 0;
+    await waitFor(() => stopsOf().length >= 1 && workerStops() >= 1, 'serve and its delivery thread to log their stop', { timeoutMs: 5_000 }).catch(() => undefined);
+    assert.deepEqual(stopsOf(), [mr.mailroomPid], 'serve stopped once, the second signal changed nothing');
+    assert.equal(workerStops(), 1, 'its delivery worker stopped once');
     assert.deepEqual(mr.groupLeft(), [], 'no process of the group remains');
     await assertStoredAndUnleased(ws, accepted, mr.output());
   });

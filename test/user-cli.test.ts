@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { createSessionService, verifyPassword } from '../src/people/index.js';
 import { createStore } from '../src/repositories/index.js';
-import { openMigratedDatabase } from '../src/server.js';
+import { openMigratedDatabase } from '../src/store-runtime.js';
 import { mailroomCommand } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';

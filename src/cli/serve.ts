@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { createLogger, startServer } from '../server.js';
+import { startServer } from '../server.js';
+import { createLogger } from '../store-runtime.js';
 import { startWorker } from '../worker-runtime.js';
 import { isPublicHostName } from '../services/domain-name.js';
 import { stopOnSignal } from '../shutdown/stop-on-signal.js';
-import { isSupervisedWorker, listenToSupervisor } from '../worker-process/supervised-worker.js';
 import { cliConfig } from './store.js';
 
 /** What an operator should see first in the log: where the data is, and a host name DNS cannot use. */
@@ -43,16 +43,13 @@ export function registerServeCommands(program: Command): void {
     .description('Run the delivery worker alone (for API and workers on separate machines)')
     .action(async () => {
       const config = cliConfig();
-      // serve, which started this one, has told them already.
-      if (!isSupervisedWorker()) logStartNotes(createLogger(config), config);
+      logStartNotes(createLogger(config), config);
       const starting = startWorker(config);
       stopOnSignal(async (signal) => {
         const worker = await starting;
         worker.log.info({ signal }, 'shutting down');
         return worker.stop();
       }, config.shutdownGraceMs);
-      const running = await starting;
-      // Started by serve: its channel wakes the worker and asks for its counts; serve gone, it stops as on SIGTERM.
-      if (isSupervisedWorker()) listenToSupervisor(running.worker, running.metrics, () => process.kill(process.pid, 'SIGTERM'), running.log);
+      await starting;
     });
 }

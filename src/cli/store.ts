@@ -1,6 +1,6 @@
 import { loadConfig, type Config } from '../config.js';
 import { createStore, type Store } from '../repositories/index.js';
-import { openMigratedDatabase } from '../server.js';
+import { openMigratedDatabase } from '../store-runtime.js';
 import { createServices, type Services } from '../services/index.js';
 import { UsageError } from '../usage-error.js';
 

@@ -81,17 +81,23 @@ export const RECIPIENT_LIST_INTRO = new RegExp(
   'i',
 );
 
-/** Subjects bounces carry. */
+/**
+ * Subjects bounces carry. The non-ASCII ones, escaped here (the bundle stays ASCII: scripts/bundle-server.ts):
+ * не доставлено, エラー.
+ */
 const BOUNCE_SUBJECT =
-  /undeliver|undelivered|returned mail|returning message|delivery status notification|delivery (?:status )?(?:notification|failure|failed|problem)|failure notice|failure delivery|mail delivery (?:failed|failure|system|subsystem)|delivery has failed|could not be delivered|mail system error|message (?:delivery has failed|not delivered)|non remis|non recapitabile|nicht zustellbar|unzustellbar|non distribuable|no entregado|delayed mail|warning: could not send|loop (?:alert|detected)|mail failure|delivery notification|не доставлено|エラー|returned to sender/i;
+  /undeliver|undelivered|returned mail|returning message|delivery status notification|delivery (?:status )?(?:notification|failure|failed|problem)|failure notice|failure delivery|mail delivery (?:failed|failure|system|subsystem)|delivery has failed|could not be delivered|mail system error|message (?:delivery has failed|not delivered)|non remis|non recapitabile|nicht zustellbar|unzustellbar|non distribuable|no entregado|delayed mail|warning: could not send|loop (?:alert|detected)|mail failure|delivery notification|\u043D\u0435 \u0434\u043E\u0441\u0442\u0430\u0432\u043B\u0435\u043D\u043E|\u30A8\u30E9\u30FC|returned to sender/i;
 
 /** Senders bounces come from. */
 const BOUNCE_SENDER = /^(?:mailer[-_.]?daemon|post[-_.]?master|mail[-_.]delivery[-_.]s(?:ystem|ubsystem)|mdaemon|bounces?|ndr|noreply-dsn)(?:[+@]|$)/i;
 const BOUNCE_SENDER_NAME = /mailer[- ]?daemon|postmaster|mail delivery (?:system|subsystem)|ndr administrator|delivery status notification/i;
 
-/** What the text of a bounce says. */
+/**
+ * What the text of a bounce says. The non-ASCII ones, escaped as above: 送信に失敗, 送信できませんでした,
+ * 配信できませんでした, не может быть доставлено, не доставлено, non è stato recapitato, n'a pas pu être (remis|distribué).
+ */
 const BOUNCE_BODY =
-  /could not be delivered|couldn't be delivered|cannot be delivered|can't be delivered|was not delivered|wasn't delivered|undeliverable|unable to deliver|not able to deliver|wasn't able to deliver|delivery (?:has )?failed|failed permanently|permanent (?:fatal )?error|did not reach the following|delivery to the following recipient|returned to sender|message delivery has failed|delivery status notification|could not deliver|error delivering|has been delayed|still being retried|delivery failure|duplicated message-id|mail loop|loop detected|送信に失敗|送信できませんでした|配信できませんでした|не может быть доставлено|не доставлено|nicht zugestellt werden|non è stato recapitato|no se pudo entregar|n'a pas pu être (?:remis|distribué)/i;
+  /could not be delivered|couldn't be delivered|cannot be delivered|can't be delivered|was not delivered|wasn't delivered|undeliverable|unable to deliver|not able to deliver|wasn't able to deliver|delivery (?:has )?failed|failed permanently|permanent (?:fatal )?error|did not reach the following|delivery to the following recipient|returned to sender|message delivery has failed|delivery status notification|could not deliver|error delivering|has been delayed|still being retried|delivery failure|duplicated message-id|mail loop|loop detected|\u9001\u4FE1\u306B\u5931\u6557|\u9001\u4FE1\u3067\u304D\u307E\u305B\u3093\u3067\u3057\u305F|\u914D\u4FE1\u3067\u304D\u307E\u305B\u3093\u3067\u3057\u305F|\u043D\u0435 \u043C\u043E\u0436\u0435\u0442 \u0431\u044B\u0442\u044C \u0434\u043E\u0441\u0442\u0430\u0432\u043B\u0435\u043D\u043E|\u043D\u0435 \u0434\u043E\u0441\u0442\u0430\u0432\u043B\u0435\u043D\u043E|nicht zugestellt werden|non \u00E8 stato recapitato|no se pudo entregar|n'a pas pu \u00EAtre (?:remis|distribu\u00E9)/i;
 
 /** Signs that a report is a warning about a delay, not a final failure. */
 export const DELAY_WARNING =

@@ -27,7 +27,8 @@ export interface TextBlock {
   context: string[];
 }
 
-const DECORATION = /^(?:[*•>-]+\s*|<<<\s*|>>>\s*|\d{3}[ -]\s*|[245]\.\d{1,3}\.\d{1,3}\s+|recipient(?:\s+address)?\s*:\s*|rcpt to\s*:\s*|(?:final|original)-recipient\s*:\s*(?:rfc822\s*;)?\s*)/i;
+// \u2022: a bullet (•).
+const DECORATION = /^(?:[*\u2022>-]+\s*|<<<\s*|>>>\s*|\d{3}[ -]\s*|[245]\.\d{1,3}\.\d{1,3}\s+|recipient(?:\s+address)?\s*:\s*|rcpt to\s*:\s*|(?:final|original)-recipient\s*:\s*(?:rfc822\s*;)?\s*)/i;
 const LEADING_ADDRESS = new RegExp(`^["'<(]*(${ADDRESS_SOURCE})[>"')]*`, 'i');
 const ADDRESS_IN_SENTENCE = new RegExp(
   `(?:deliver(?:ed|ing|y)?\\s+(?:of\\s+)?(?:your\\s+|the\\s+)?(?:message|mail|e-?mail)?\\s*to|undeliverable\\s+to|returned permanent errors|could not be reached|failed to)\\s*:?\\s*<?(${ADDRESS_SOURCE})`,

@@ -1,7 +1,7 @@
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { poolUseOf, storeKindOfDb, type Db } from '../db/database.js';
 import type { TroubleCount } from '../delivery/provider-trouble.js';
-import { WORKER_METRICS } from '../worker-process/worker-messages.js';
+import { WORKER_METRICS } from '../worker-thread/worker-messages.js';
 import { createBacklogRepository } from './backlog-repository.js';
 
 /** The ways a send comes in, for `mailroom_sends_total{way}`. */
@@ -17,8 +17,13 @@ export interface MetricsOptions {
   db: Db;
   /** Provider trouble counted by this process's delivery worker (delivery/provider-trouble.ts), read at scrape time. */
   troubleCounts?: () => TroubleCount[];
-  /** The counts of `serve`'s worker process (worker-process/), added to this process's at each scrape. */
+  /** The counts of `serve`'s delivery thread (worker-thread/), added to this registry's at each scrape. */
   workerMetrics?: () => Promise<MetricObjectWithValues<MetricValue<string>>[]>;
+  /**
+   * Node's process metrics (CPU, memory, GC, the event loop's delay): on by default; off in `serve`'s
+   * delivery thread, whose scrape is serve's (the process's figures are serve's to report).
+   */
+  processMetrics?: boolean;
 }
 
 /** Seconds: from a cached page (~1 ms) to a large send that waited for memory (seconds). */
@@ -31,10 +36,10 @@ const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
  * (queue, webhook backlog) are read from the store at each scrape, so every
  * process on one PostgreSQL shows the same values for them.
  */
-export function createMetrics({ db, troubleCounts = () => [], workerMetrics }: MetricsOptions) {
+export function createMetrics({ db, troubleCounts = () => [], workerMetrics, processMetrics = true }: MetricsOptions) {
   const registry = new Registry();
   // Process CPU, memory, handles, GC, and the event loop's delay (nodejs_eventloop_lag_*: mean, p50, p90, p99, max).
-  collectDefaultMetrics({ register: registry });
+  if (processMetrics) collectDefaultMetrics({ register: registry });
 
   const httpDuration = new Histogram({
     name: 'mailroom_http_request_duration_seconds',
@@ -124,7 +129,7 @@ export function createMetrics({ db, troubleCounts = () => [], workerMetrics }: M
       return AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), await workerMetrics()]).metrics();
     },
 
-    /** What a worker process reports to `serve` (WORKER_METRICS): its own counts, nothing `serve` counts too. */
+    /** What serve's delivery thread reports to serve (WORKER_METRICS): its own counts, nothing serve counts too. */
     async workerCounts(): Promise<MetricObjectWithValues<MetricValue<string>>[]> {
       return (await registry.getMetricsAsJSON()).filter((metric) => WORKER_METRICS.has(metric.name));
     },

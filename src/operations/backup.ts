@@ -8,7 +8,7 @@ import { createStore } from '../repositories/index.js';
 import { ensurePrivateFile, syncDir, writePrivateFileOnce } from '../secrets/private-files.js';
 import { keyFileOf, readKeyFile, unlinkIfPresent } from '../secrets/key-file.js';
 import { KEY_CHECK_NAME, opensKeyCheck } from '../secrets/secret-key.js';
-import { openReachableDatabase } from '../server.js';
+import { openReachableDatabase } from '../store-runtime.js';
 
 export interface BackupResult {
   /** The copy of the store. */

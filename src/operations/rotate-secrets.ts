@@ -6,7 +6,7 @@ import { createSecretBox, SecretBoxError } from '../secret-box.js';
 import { newKeyText, promoteNextKeyFile, readKeyFile, unlinkIfPresent, nextKeyFileOf, writeNextKeyFile } from '../secrets/key-file.js';
 import { KEY_CHECK_NAME, keyCheckValue, openSecretKey } from '../secrets/secret-key.js';
 import type { StoredSecret } from '../secrets/stored-secrets-repository.js';
-import { openMigratedDatabase } from '../server.js';
+import { openMigratedDatabase } from '../store-runtime.js';
 
 export interface RotationResult {
   /** Secrets now sealed under the new key. */

@@ -16,8 +16,8 @@ export interface NpmStart {
   output(): string;
   /** The processes of the group still there (zombies too): none once everything has ended. */
   groupLeft(): number[];
-  /** The delivery worker process `serve` started, once it is up (it logged "delivery worker started"). */
-  workerPid(): number | undefined;
+  /** The kernel's id of serve's delivery thread, once it is up (serve logged "delivery thread started"). */
+  deliveryThread(): number | undefined;
   /** SIGKILL to the whole group: for a failed test's leftovers. */
   kill(): void;
 }
@@ -55,7 +55,7 @@ export async function npmStart(env: Record<string, string>): Promise<NpmStart> {
     exited,
     output: () => output,
     groupLeft: () => processesInGroup(group),
-    workerPid: () => workerProcessOf(listening.pid, output),
+    deliveryThread: () => deliveryThreadOf(listening.pid, output),
     kill() {
       try {
         process.kill(-group, 'SIGKILL');
@@ -66,22 +66,25 @@ export async function npmStart(env: Record<string, string>): Promise<NpmStart> {
   };
 }
 
-/**
- * The pids of the processes whose delivery worker started, from their log lines: unlike a child seen in
- * /proc, such a one is past its exec (its command line its own) and its priority set.
- */
-export function workerPidsIn(output: string): number[] {
-  return [...output.matchAll(/"pid":(\d+),[^\n]*"msg":"delivery worker started"/g)].map((m) => Number(m[1]));
+/** The thread id serve (`servePid`) logged its delivery thread under, from `output`, its log; the latest when there were several. */
+export function deliveryThreadOf(servePid: number, output: string, not?: number): number | undefined {
+  const tids = [...output.matchAll(new RegExp(`"pid":${servePid},[^\\n]*"tid":(\\d+)[^\\n]*"msg":"delivery thread started"`, 'g'))].map((m) => Number(m[1]));
+  return tids.filter((tid) => tid !== not).pop();
 }
 
-/** serve's (`servePid`'s) worker process once it is up, by `output`, serve's log; other than `not`, when given. */
-export function workerProcessOf(servePid: number, output: string, not?: number): number | undefined {
-  return workerPidsIn(output).find((pid) => pid !== not && childrenOf(servePid).includes(pid));
+/** A process's nice value, or one thread's when `tid` is given (field 19 of /proc/PID[/task/TID]/stat). */
+export function niceOf(pid: number, tid?: number): number {
+  const stat = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
+  return Number(readFileSync(stat, 'utf8').split(') ')[1]!.split(' ')[16]);
 }
 
-/** A process's nice value (field 19 of /proc/PID/stat). */
-export function niceOf(pid: number): number {
-  return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+/** The thread ids of a process (Linux /proc). */
+export function threadsOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).map(Number);
+  } catch {
+    return [];
+  }
 }
 
 /** The children of a process, from /proc (Linux). */

@@ -1,0 +1,65 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { openDatabase, pingDatabase, storeKindOf, UnreachableError, type Db, type SqliteOptions } from './db/database.js';
+import { migrateToLatest } from './db/migrator.js';
+import { loadReturnPathKeys } from './inbound/return-path-key.js';
+import { createReturnPathSigner, type ReturnPathSigner } from './inbound/return-path.js';
+import { createLogger as createConfiguredLogger } from './observability/log-format.js';
+import type { Store } from './repositories/index.js';
+import { openSecretKey } from './secrets/secret-key.js';
+
+// What every process (and serve's delivery thread) opens first: the store, the installation's secret key, the
+// return-path keys. Apart from server.ts so that the delivery thread's bundle holds no HTTP layer.
+
+/** Opens the store the configuration names and checks that it answers. */
+export async function openReachableDatabase(config: Config, sqliteOptions: SqliteOptions = {}): Promise<Db> {
+  const db = openDatabase(config, sqliteOptions);
+  if (storeKindOf(config) === 'postgres') {
+    // Named plainly, and without the URL (it may carry a password).
+    await pingDatabase(db).catch(async (error: Error) => {
+      await db.destroy();
+      throw new UnreachableError(`Cannot reach PostgreSQL at DATABASE_URL: ${error.message}`);
+    });
+  }
+  return db;
+}
+
+/** Opens the store and applies pending migrations: what every command that touches data needs first. */
+export async function openMigratedDatabase(config: Config, sqliteOptions: SqliteOptions = {}): Promise<Db> {
+  const db = await openReachableDatabase(config, sqliteOptions);
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return db;
+}
+
+/** The log of everything but HTTP requests (Fastify keeps its own): the worker's, in `serve` and `worker`. */
+export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>): Logger {
+  return createConfiguredLogger(config);
+}
+
+/** The return-path signer over the installation's keys (made by the first process to need one, kept sealed in the store). */
+export async function openReturnPaths(store: Store, config: Pick<Config, 'secretKey'>): Promise<ReturnPathSigner> {
+  if (!config.secretKey) throw new Error('The secret key is opened (withSecretKey) before the return paths');
+  return createReturnPathSigner(await loadReturnPathKeys(store, config.secretKey));
+}
+
+/**
+ * The configuration with the installation's key, checked against the store
+ * (secrets/secret-key.ts: a wrong key stops the start), the secrets stored
+ * in clear by older versions sealed. A key made now is announced once, as
+ * it must be backed up.
+ */
+export async function withSecretKey(store: Store, config: Config, log: Logger): Promise<Config> {
+  const secretKey = await openSecretKey(store, config);
+  if (secretKey.created) {
+    const shared = storeKindOf(config) === 'postgres' ? '; every process on this DATABASE_URL needs it: give them MAILROOM_SECRET_KEY with its contents' : '';
+    log.warn(
+      `Made a secret key at ${secretKey.source}: DKIM private keys and webhook secrets are encrypted with it. Back it up with the store (mailroom backup copies both); without it they cannot be read${shared}`,
+    );
+  }
+  return { ...config, secretKey: secretKey.key };
+}

@@ -1,0 +1,38 @@
+import type { MetricObjectWithValues, MetricValue } from 'prom-client';
+import type { Config } from '../config.js';
+
+/** What `serve` gives its delivery thread at start (workerData). */
+export interface DeliveryThreadData {
+  /** serve's configuration, secret key included (a KeyObject crosses to a thread), with the thread's share of the grace. */
+  config: Config;
+  /** The thread's nice value (WORKER_NICE). */
+  nice: number;
+}
+
+/** From `serve` to its delivery thread. */
+export type ToWorker =
+  /** A send was accepted: look for due jobs now rather than at the next poll. */
+  | { type: 'wake' }
+  /** Answer the counts this worker keeps (a `metrics` reply with the same id). */
+  | { type: 'metrics'; id: number }
+  /** Stop as on SIGTERM: deliveries in flight finish or are given back, the store is closed, the thread ends. */
+  | { type: 'stop' };
+
+/** From the delivery thread to `serve`. */
+export type FromWorker =
+  /** Its worker runs, on the thread `tid` (Linux; undefined elsewhere) at `nice`, or undefined where it could not be lowered. */
+  | { type: 'started'; tid: number | undefined; nice: number | undefined }
+  | { type: 'metrics'; id: number; metrics: MetricObjectWithValues<MetricValue<string>>[] };
+
+/**
+ * The metrics the delivery thread counts and `serve`'s own registry does not:
+ * what `serve`'s scrape adds from it. The rest (HTTP, sends, inbound reports,
+ * the store's gauges, the process's own CPU, memory and event loop) are
+ * `serve`'s.
+ */
+export const WORKER_METRICS = new Set([
+  'mailroom_delivery_outcomes_total',
+  'mailroom_provider_errors_total',
+  'mailroom_webhook_deliveries_total',
+  'mailroom_retention_pruned_rows_total',
+]);
