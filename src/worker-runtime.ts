@@ -76,9 +76,10 @@ export interface WorkerRuntimeOptions {
  */
 export async function startWorker(givenConfig: Config, options: WorkerRuntimeOptions = {}): Promise<RunningWorker> {
   const sqlite = storeKindOf(givenConfig) === 'sqlite';
-  // The worker's writes are at-least-once by nature: no fsync per commit (SqliteOptions.synchronous).
+  // The worker's writes are at-least-once by nature: no fsync per commit (SqliteOptions.synchronous), and
+  // they give way to the send writer's for the write lock (SqliteOptions.background).
   // Claims and outcomes are written on this thread: a checkpoint inside one of them would stall every hand-over.
-  const db = await openMigratedDatabase(givenConfig, { backgroundCheckpoints: sqlite, synchronous: 'NORMAL' });
+  const db = await openMigratedDatabase(givenConfig, { backgroundCheckpoints: sqlite, synchronous: 'NORMAL', background: true });
   const store = createStore(db);
   const log = createLogger(givenConfig);
   let config: Config;

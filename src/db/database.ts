@@ -98,6 +98,11 @@ export interface SqliteOptions {
    * commits then hold the write lock for microseconds instead of an fsync, which the send writer waits for.
    */
   synchronous?: 'FULL' | 'NORMAL';
+  /**
+   * Background work (the delivery worker): waiting for the write lock, it gives way to the connections
+   * whose writes answer requests (sqlite-lock-wait.ts).
+   */
+  background?: boolean;
 }
 
 /**
@@ -113,7 +118,7 @@ export function securePrivateStore(dataDir: string): void {
   for (const suffix of ['-wal', '-shm']) tightenMode(`${file}${suffix}`, PRIVATE_FILE_MODE);
 }
 
-export function openSqlite(dataDir: string, { backgroundCheckpoints = false, synchronous = 'FULL' }: SqliteOptions = {}): Db {
+export function openSqlite(dataDir: string, { backgroundCheckpoints = false, synchronous = 'FULL', background = false }: SqliteOptions = {}): Db {
   securePrivateStore(dataDir);
   const sqlite = new SQLite(sqliteFileOf(dataDir));
   // WAL lets readers run beside the writer. FULL syncs the WAL at every
@@ -124,10 +129,11 @@ export function openSqlite(dataDir: string, { backgroundCheckpoints = false, syn
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma(`synchronous = ${synchronous}`);
   sqlite.pragma('foreign_keys = ON');
-  // Other connections (the send writer thread, the CLI) hold the write lock
-  // for a moment at a time; wait for it rather than fail. The driver is
-  // synchronous, so the wait blocks this thread: fine for the short writes there are.
-  sqlite.pragma('busy_timeout = 5000');
+  // Other connections (the send writer thread, the delivery thread, the CLI)
+  // hold the write lock for a moment at a time. The dialect waits for it
+  // (sqlite-lock-wait.ts): SQLite's own busy handler would block the calling
+  // thread, the one answering HTTP among them, in sleeps of 1, 2, 5, 10 … ms.
+  sqlite.pragma('busy_timeout = 0');
   // A 64 MiB page cache. Without a checkpointer thread, checkpoints every
   // ~40 MiB of WAL: hot index pages are written back once per checkpoint, not
   // once per few hundred sends, at the price of a long copy inside one commit.
@@ -135,7 +141,7 @@ export function openSqlite(dataDir: string, { backgroundCheckpoints = false, syn
   // pages, off the writers' path) and the writers' own checkpoint is small.
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma(`wal_autocheckpoint = ${backgroundCheckpoints ? SQLITE_WRITER_CHECKPOINT_PAGES : 10_000}`);
-  const dialect = new BetterSqliteDialect(sqlite);
+  const dialect = new BetterSqliteDialect(sqlite, background);
   const db = new Kysely<Database>({ dialect });
   poolUses.set(db, () => dialect.use());
   return db;

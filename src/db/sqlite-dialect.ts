@@ -11,6 +11,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { isLockBusy, LOCK_WAIT_MS, lockWaitFor, type LockWait } from './sqlite-lock-wait.js';
 
 /** Distinct SQL texts are few (one per query shape), but bound the cache all the same. */
 const STATEMENT_CACHE_SIZE = 500;
@@ -22,17 +23,25 @@ const STATEMENT_CACHE_SIZE = 500;
  *   release (Kysely's own mutex wakes every waiter on every release, which is
  *   quadratic in the number of queued requests);
  * - statements are prepared once per SQL text and reused (Kysely prepares each
- *   query anew, and compiling SQL costs more than running a point query).
+ *   query anew, and compiling SQL costs more than running a point query);
+ * - a statement that finds another connection's lock is tried again after a
+ *   wait of this code's (sqlite-lock-wait.ts), not SQLite's busy handler: on
+ *   the thread that answers HTTP the wait yields to the event loop, on worker
+ *   threads it is a fine-grained block.
  * Adapter, query compiler and introspector are Kysely's own.
  */
 export class BetterSqliteDialect implements Dialect {
   #driver: BetterSqliteDriver | undefined;
-  constructor(private readonly sqlite: SQLite.Database) {}
+  /** `background`: this connection's writes give way to others' (sqlite-lock-wait.ts, patientLockWait). */
+  constructor(
+    private readonly sqlite: SQLite.Database,
+    private readonly background = false,
+  ) {}
   createAdapter() {
     return new SqliteAdapter();
   }
   createDriver(): Driver {
-    this.#driver = new BetterSqliteDriver(this.sqlite);
+    this.#driver = new BetterSqliteDriver(this.sqlite, lockWaitFor(this.background));
     return this.#driver;
   }
   /** The one connection as a pool of one, for the metrics: whether it is held, and how many queries wait for it. */
@@ -57,9 +66,9 @@ class BetterSqliteDriver implements Driver {
   waiting = 0;
   held = false;
 
-  constructor(sqlite: SQLite.Database) {
+  constructor(sqlite: SQLite.Database, lockWait: LockWait) {
     this.#sqlite = sqlite;
-    this.#connection = new BetterSqliteConnection(sqlite);
+    this.#connection = new BetterSqliteConnection(sqlite, lockWait);
   }
 
   async init(): Promise<void> {}
@@ -87,7 +96,7 @@ class BetterSqliteDriver implements Driver {
 
   /**
    * Read-only transactions begin deferred: a snapshot, no lock. Others begin
-   * IMMEDIATE, taking the write lock up front (waiting for it by busy_timeout):
+   * IMMEDIATE, taking the write lock up front (waiting for it as any statement does):
    * a deferred one that read first would fail with SQLITE_BUSY_SNAPSHOT if
    * another connection (the send writer thread, the CLI) committed before its
    * first write.
@@ -112,9 +121,11 @@ class BetterSqliteDriver implements Driver {
 class BetterSqliteConnection implements DatabaseConnection {
   readonly #sqlite: SQLite.Database;
   readonly #statements = new Map<string, SQLite.Statement>();
+  readonly #lockWait: LockWait;
 
-  constructor(sqlite: SQLite.Database) {
+  constructor(sqlite: SQLite.Database, lockWait: LockWait) {
     this.#sqlite = sqlite;
+    this.#lockWait = lockWait;
   }
 
   #prepare(sql: string): SQLite.Statement {
@@ -127,12 +138,24 @@ class BetterSqliteConnection implements DatabaseConnection {
     return statement;
   }
 
+  /**
+   * Runs the statement; should another connection hold the lock it needs, tries again after a wait, for
+   * LOCK_WAIT_MS in all. A statement that failed with SQLITE_BUSY did nothing: a BEGIN IMMEDIATE or a
+   * statement outside a transaction took no lock, and inside an IMMEDIATE transaction none is needed.
+   */
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const statement = this.#prepare(compiledQuery.sql);
     const parameters = compiledQuery.parameters as unknown[];
-    if (statement.reader) return { rows: statement.all(parameters) as R[] };
-    const { changes, lastInsertRowid } = statement.run(parameters);
-    return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+    for (let attempt = 0, waitedMs = 0; ; attempt++) {
+      try {
+        if (statement.reader) return { rows: statement.all(parameters) as R[] };
+        const { changes, lastInsertRowid } = statement.run(parameters);
+        return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+      } catch (error) {
+        if (!isLockBusy(error) || waitedMs >= LOCK_WAIT_MS) throw error;
+        waitedMs += await this.#lockWait(attempt);
+      }
+    }
   }
 
   async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
