@@ -1,15 +1,23 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from '../db/schema.js';
-import { bulkInsert } from './bulk-insert.js';
+import { bulkInsert, powerOfTwoChunks } from './bulk-insert.js';
 
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
 export type NewWebhookDelivery = Omit<WebhookDeliveriesTable, 'attempts'>;
+/** What an attempt settles: `delivered`, `failed` for good, or `pending` again from `availableAt`. */
+export interface WebhookSettlement {
+  state: WebhookDelivery['state'];
+  availableAt?: string;
+  lastStatus: number | null;
+  lastError: string | null;
+}
 
 const insertDeliveries = bulkInsert('webhook_deliveries', [
   'id', 'webhook_id', 'workspace_id', 'event_id', 'event_type', 'payload', 'state', 'available_at', 'lease_owner', 'lease_expires_at',
   'last_status', 'last_error', 'created_at', 'updated_at',
 ]);
+const insertAttempts = bulkInsert('webhook_attempts', ['id', 'delivery_id', 'attempt', 'status_code', 'response_body', 'error', 'duration_ms', 'created_at']);
 
 /**
  * The webhook delivery queue: one row per event per subscribed endpoint,
@@ -65,32 +73,37 @@ export function createWebhookDeliveriesRepository(db: Db) {
       return db.selectFrom('webhooks').select(['id', 'url', 'secret']).where('id', '=', webhookId).executeTakeFirst();
     },
 
-    async recordAttempt(row: WebhookAttemptsTable): Promise<void> {
-      await db.insertInto('webhook_attempts').values(row).execute();
+    /** Attempts, as many as there are, in multi-row INSERTs: on PostgreSQL one round trip, not one each. */
+    async recordAttempts(rows: WebhookAttemptsTable[]): Promise<void> {
+      await insertAttempts(db, rows);
     },
 
-    /** Settles a delivery (`delivered`, or `failed` for good) or makes it due again at `availableAt` (`pending`). Owner-checked. */
-    async settle(
-      id: string,
-      owner: string,
-      change: { state: WebhookDelivery['state']; availableAt?: string; lastStatus: number | null; lastError: string | null },
-      now: string,
-    ): Promise<boolean> {
-      const result = await db
-        .updateTable('webhook_deliveries')
-        .set({
-          state: change.state,
-          ...(change.availableAt ? { available_at: change.availableAt } : {}),
-          last_status: change.lastStatus,
-          last_error: change.lastError,
-          lease_owner: null,
-          lease_expires_at: null,
-          updated_at: now,
-        })
-        .where('id', '=', id)
-        .where('lease_owner', '=', owner)
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+    /**
+     * Settles deliveries alike (`delivered`, or `failed` for good) or makes them due again at `availableAt`
+     * (`pending`), in one statement per chunk of ids. Owner-checked: answers the ids it settled, leaving out
+     * those whose lease this owner no longer held.
+     */
+    async settleMany(ids: string[], owner: string, change: WebhookSettlement, now: string): Promise<string[]> {
+      const settled: string[] = [];
+      for (const chunk of powerOfTwoChunks(ids)) {
+        const rows = await db
+          .updateTable('webhook_deliveries')
+          .set({
+            state: change.state,
+            ...(change.availableAt ? { available_at: change.availableAt } : {}),
+            last_status: change.lastStatus,
+            last_error: change.lastError,
+            lease_owner: null,
+            lease_expires_at: null,
+            updated_at: now,
+          })
+          .where('id', 'in', chunk)
+          .where('lease_owner', '=', owner)
+          .returning('id')
+          .execute();
+        settled.push(...rows.map((row) => row.id));
+      }
+      return settled;
     },
 
     /** Gives back every pending delivery the owner holds, due at once. */

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { newId } from '../ids.js';
 import type { Store } from '../repositories/index.js';
-import type { WebhookDelivery } from '../repositories/webhook-deliveries-repository.js';
+import type { WebhookDelivery, WebhookSettlement } from '../repositories/webhook-deliveries-repository.js';
 import { settleWithin } from '../shutdown/settle-within.js';
 import { WEBHOOK_RESOLVE_TIMEOUT_MS } from './url-guard.js';
 import { postWebhook, WEBHOOK_SOCKETS_PER_ENDPOINT, type PostResult } from './webhook-poster.js';
@@ -95,7 +95,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     retryable: boolean;
   }
 
-  function settlement(outcome: Outcome, now: string) {
+  function settlement(outcome: Outcome, now: string): WebhookSettlement {
     const { delivery, result, retryable } = outcome;
     const attemptNumber = Number(delivery.attempts);
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
@@ -109,22 +109,24 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   }
 
   // Every attempt, and what it settles, written in batches: posts finish one by one, and a
-  // transaction (on SQLite an fsync) per post would cap the rate well below what receivers take.
+  // transaction (on SQLite an fsync) per post would cap the rate well below what receivers take. In a
+  // batch the attempts go in together, and the deliveries settled alike (most often: delivered, 200) in
+  // one UPDATE: on PostgreSQL each statement is a round trip.
   const record = createBatchQueue<{ outcome: Outcome; resolve(): void; reject(error: unknown): void }>(
     async (batch) => {
       const now = new Date().toISOString();
       const write = (items: typeof batch) =>
         store.transaction(async (repos) => {
-          for (const { outcome } of items) {
-            const { delivery, result } = outcome;
-            await repos.webhookDeliveries.recordAttempt({
+          await repos.webhookDeliveries.recordAttempts(
+            items.map(({ outcome: { delivery, result } }) => ({
               id: newId('wha'), delivery_id: delivery.id, attempt: Number(delivery.attempts), status_code: result.status,
               response_body: result.body, error: result.error, duration_ms: result.durationMs, created_at: now,
-            });
-            if (!(await repos.webhookDeliveries.settle(delivery.id, owner, settlement(outcome, now), now))) {
-              // Its lease ran out (or a replay cleared it): another attempt may follow; the attempt above stays on record.
-              logger.warn({ deliveryId: delivery.id }, 'webhook delivery was no longer leased when its outcome was written');
-            }
+            })),
+          );
+          for (const [change, ids] of settledAlike(items.map((item) => item.outcome), now)) {
+            const settled = new Set(await repos.webhookDeliveries.settleMany(ids, owner, change, now));
+            // Its lease ran out (or a replay cleared it): another attempt may follow; the attempt above stays on record.
+            for (const id of ids) if (!settled.has(id)) logger.warn({ deliveryId: id }, 'webhook delivery was no longer leased when its outcome was written');
           }
         });
       try {
@@ -137,6 +139,19 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     (error, batch) => batch.forEach((item) => item.reject(error)),
     { lingerMs: RECORD_LINGER_MS, maxBatch: 64 },
   );
+
+  /** The outcomes' deliveries grouped by what they settle (a retry's own time makes it a group of one). */
+  function settledAlike(outcomes: Outcome[], now: string): Map<WebhookSettlement, string[]> {
+    const groups = new Map<string, { change: WebhookSettlement; ids: string[] }>();
+    for (const outcome of outcomes) {
+      const change = settlement(outcome, now);
+      const key = JSON.stringify(change);
+      const group = groups.get(key) ?? { change, ids: [] };
+      group.ids.push(outcome.delivery.id);
+      groups.set(key, group);
+    }
+    return new Map([...groups.values()].map(({ change, ids }) => [change, ids]));
+  }
 
   async function attempt(delivery: WebhookDelivery, prepared: Promise<PreparedEndpoint | Error | undefined>): Promise<Outcome> {
     const endpoint = await prepared;

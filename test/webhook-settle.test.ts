@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { nowIso } from '../src/ids.js';
+import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
+import { waitFor } from './helpers/wait-for.js';
+
+// The dispatcher writes a batch of outcomes with one statement per kind of settlement
+// (webhookDeliveries.settleMany); here on the store this run exercises, with deliveries the event
+// pipeline wrote for a real send.
+describe('settling webhook deliveries together', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_SEND_PER_MIN: '1000', RATE_LIMIT_OTHER_PER_MIN: '1000' });
+  });
+  after(() => t.close());
+
+  /** Four pending deliveries of `suppressed` events to one endpoint (no dispatcher runs here). */
+  async function fourDeliveries(): Promise<string[]> {
+    const created = await t.call('POST', '/v1/webhooks', { body: { url: 'http://127.0.0.1:9/hook', events: ['suppressed'] } });
+    assert.equal(created.statusCode, 201, created.body);
+    const webhookId = created.json().data.id as string;
+    const emails = ['a', 'b', 'c', 'd'].map((local) => `${local}-settle@example.com`);
+    for (const email of emails) {
+      await t.store.suppressions.add({ workspace_id: t.workspaceId, email, reason: 'manual', source_message_id: null, created_at: nowIso() });
+    }
+    assert.equal((await t.call('POST', '/v1/send', { body: sendBody({ to: emails }) })).statusCode, 200);
+    const deliveries = await waitFor(async () => {
+      const due = (await t.store.webhookDeliveries.due(nowIso(), 100)).filter((d) => d.webhook_id === webhookId);
+      return due.length === 4 ? due : undefined;
+    }, 'four pending deliveries');
+    return deliveries.map((d) => d.id);
+  }
+
+  it('settles the deliveries this owner leases, in one go, and answers which: not one another owner took over', async () => {
+    const ids = await fourDeliveries();
+    const now = nowIso();
+    const later = new Date(Date.now() + 60_000).toISOString();
+    assert.equal((await t.store.webhookDeliveries.claim(ids, 'owner-a', now, later)).length, 4);
+    // The last one's lease ran out and another dispatcher took it.
+    const lost = ids[3]!;
+    await t.db.updateTable('webhook_deliveries').set({ lease_owner: 'owner-b' }).where('id', '=', lost).execute();
+
+    const settled = await t.store.webhookDeliveries.settleMany(ids.slice(0, 2).concat(lost), 'owner-a', { state: 'delivered', lastStatus: 200, lastError: null }, now);
+    assert.deepEqual(settled.sort(), ids.slice(0, 2).sort());
+    const retryAt = new Date(Date.now() + 30_000).toISOString();
+    assert.deepEqual(await t.store.webhookDeliveries.settleMany([ids[2]!], 'owner-a', { state: 'pending', availableAt: retryAt, lastStatus: 500, lastError: 'HTTP 500' }, now), [ids[2]]);
+
+    const rows = await t.db.selectFrom('webhook_deliveries').select(['id', 'state', 'last_status', 'last_error', 'lease_owner', 'available_at']).where('id', 'in', ids).execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    for (const id of ids.slice(0, 2)) assert.deepEqual({ ...byId.get(id), id: undefined, available_at: undefined }, { id: undefined, available_at: undefined, state: 'delivered', last_status: 200, last_error: null, lease_owner: null });
+    assert.deepEqual([byId.get(ids[2]!)!.state, byId.get(ids[2]!)!.available_at, byId.get(ids[2]!)!.lease_owner], ['pending', retryAt, null]);
+    // Untouched: still the other owner's, still pending.
+    assert.deepEqual([byId.get(lost)!.state, byId.get(lost)!.lease_owner, byId.get(lost)!.last_status], ['pending', 'owner-b', null]);
+  });
+
+  it('records a batch of attempts in one go', async () => {
+    const ids = await fourDeliveries();
+    const at = nowIso();
+    await t.store.webhookDeliveries.recordAttempts(
+      ids.map((id, i) => ({ id: `wha_settle_${i}_${id}`, delivery_id: id, attempt: 1, status_code: 200 + i, response_body: 'ok', error: null, duration_ms: i, created_at: at })),
+    );
+    for (const [i, id] of ids.entries()) {
+      const attempts = await t.store.webhookDeliveries.listAttempts(id);
+      assert.deepEqual(attempts.map((a) => [a.status_code, a.duration_ms]), [[200 + i, i]]);
+    }
+  });
+});
