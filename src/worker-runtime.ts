@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { storeKindOf } from './db/database.js';
+import { storeKindOf, type SqliteOptions } from './db/database.js';
 import { startWalCheckpointer } from './db/wal-checkpointer.js';
 import { createDeliveryWorker, type DeliveryWorker } from './delivery/delivery-worker.js';
 import { createProvider } from './delivery/providers.js';
@@ -53,6 +53,16 @@ export function startWebhookDispatcher(store: Store, config: Config, metrics?: M
   return dispatcher;
 }
 
+/**
+ * How the worker opens its store. Its writes are at least once by nature: no fsync per commit
+ * (SqliteOptions.synchronous; on PostgreSQL synchronous_commit off), and they give way to the send
+ * writer's for the write lock (SqliteOptions.background). Claims and outcomes are written on the worker's
+ * thread: a checkpoint inside one of them would stall every hand-over, so a checkpointer does it.
+ */
+export function workerStoreOptions(config: Pick<Config, 'databaseUrl'>): SqliteOptions {
+  return { backgroundCheckpoints: storeKindOf(config) === 'sqlite', synchronous: 'NORMAL', background: true };
+}
+
 export interface RunningWorker {
   log: Logger;
   worker: DeliveryWorker;
@@ -76,10 +86,7 @@ export interface WorkerRuntimeOptions {
  */
 export async function startWorker(givenConfig: Config, options: WorkerRuntimeOptions = {}): Promise<RunningWorker> {
   const sqlite = storeKindOf(givenConfig) === 'sqlite';
-  // The worker's writes are at-least-once by nature: no fsync per commit (SqliteOptions.synchronous), and
-  // they give way to the send writer's for the write lock (SqliteOptions.background).
-  // Claims and outcomes are written on this thread: a checkpoint inside one of them would stall every hand-over.
-  const db = await openMigratedDatabase(givenConfig, { backgroundCheckpoints: sqlite, synchronous: 'NORMAL', background: true });
+  const db = await openMigratedDatabase(givenConfig, workerStoreOptions(givenConfig));
   const store = createStore(db);
   const log = createLogger(givenConfig);
   let config: Config;

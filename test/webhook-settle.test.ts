@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { nowIso } from '../src/ids.js';
+import { createWebhookDispatcher, WEBHOOK_CONCURRENCY_PER_ENDPOINT, WEBHOOK_HELD_PER_ENDPOINT } from '../src/webhooks/webhook-dispatcher.js';
+import { endpointPreparer } from '../src/webhooks/webhook-endpoint.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 import { waitFor } from './helpers/wait-for.js';
+import { startWebhookReceiver } from './helpers/webhook-receiver.js';
 
 // The dispatcher writes a batch of outcomes with one statement per kind of settlement
 // (webhookDeliveries.settleMany); here on the store this run exercises, with deliveries the event
@@ -62,6 +65,46 @@ describe('settling webhook deliveries together', () => {
     for (const [i, id] of ids.entries()) {
       const attempts = await t.store.webhookDeliveries.listAttempts(id);
       assert.deepEqual(attempts.map((a) => [a.status_code, a.duration_ms]), [[200 + i, i]]);
+    }
+  });
+
+  it('holds twice the posts in flight per endpoint, and at a stop gives back those it never posted without counting an attempt', { timeout: 30_000 }, async () => {
+    // A receiver that answers nothing until the test is over: the posts in flight stay in flight.
+    let release!: () => void;
+    const hanging = new Promise<number>((resolve) => (release = () => resolve(200)));
+    const receiver = await startWebhookReceiver(() => hanging);
+    try {
+      const created = await t.call('POST', '/v1/webhooks', { body: { url: receiver.url, events: ['suppressed'] } });
+      const webhookId = created.json().data.id as string;
+      const emails = Array.from({ length: 40 }, (_, i) => `held${i}@example.com`);
+      for (const email of emails) await t.store.suppressions.add({ workspace_id: t.workspaceId, email, reason: 'manual', source_message_id: null, created_at: nowIso() });
+      for (let i = 0; i < emails.length; i += 20) await t.call('POST', '/v1/send', { body: sendBody({ to: emails.slice(i, i + 20) }) });
+      const rows = () => t.db.selectFrom('webhook_deliveries').select(['id', 'attempts', 'lease_owner', 'state']).where('webhook_id', '=', webhookId).execute();
+      await waitFor(async () => (await rows()).length === 40, 'forty deliveries');
+
+      const dispatcher = createWebhookDispatcher({
+        store: t.store, retryBaseMs: 60_000, pollMs: 20, logger: { info() {}, warn() {}, error() {} }, prepare: endpointPreparer(t.config), stopGraceMs: 200,
+      });
+      dispatcher.start();
+      await waitFor(() => receiver.received.length === WEBHOOK_CONCURRENCY_PER_ENDPOINT, `${WEBHOOK_CONCURRENCY_PER_ENDPOINT} posts in flight`);
+      const leased = await waitFor(async () => {
+        const held = (await rows()).filter((row) => row.lease_owner !== null);
+        return held.length === WEBHOOK_HELD_PER_ENDPOINT ? held : undefined;
+      }, `${WEBHOOK_HELD_PER_ENDPOINT} deliveries held`);
+      // Claimed ahead, each counted as an attempt; no more posts than the endpoint's slots.
+      assert.ok(leased.every((row) => row.attempts === 1));
+      assert.equal(receiver.received.length, WEBHOOK_CONCURRENCY_PER_ENDPOINT);
+
+      await dispatcher.stop();
+      const after = await rows();
+      assert.ok(after.every((row) => row.lease_owner === null && row.state === 'pending'), 'everything given back, due');
+      const posted = new Set(receiver.received.map((hook) => hook.headers['webhook-id']));
+      // Those posted (and given back unanswered) keep their attempt; those that waited for a slot have none.
+      for (const row of after) assert.equal(row.attempts, posted.has(row.id) ? 1 : 0, row.id);
+      assert.equal(after.filter((row) => row.attempts === 0).length, 40 - WEBHOOK_CONCURRENCY_PER_ENDPOINT);
+    } finally {
+      release();
+      await receiver.close();
     }
   });
 });

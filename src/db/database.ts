@@ -49,7 +49,7 @@ export function openDatabase(
   config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs'>,
   sqliteOptions: SqliteOptions = {},
 ): Db {
-  if (config.databaseUrl) return openPostgres(config.databaseUrl, config);
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, config, { asynchronousCommit: sqliteOptions.synchronous === 'NORMAL' });
   try {
     return openSqlite(config.dataDir, sqliteOptions);
   } catch (error) {
@@ -96,6 +96,9 @@ export interface SqliteOptions {
    * its commits survive any process crash, and after a power cut the last moments of claims and outcomes
    * may be rolled back, whose messages are then delivered again (at least once, as after any crash). Its
    * commits then hold the write lock for microseconds instead of an fsync, which the send writer waits for.
+   * On PostgreSQL, NORMAL is `synchronous_commit = off` for the pool's sessions, the same trade: a commit
+   * is answered before the server has flushed its WAL, and a crash of the server (not of Mailroom) may
+   * lose the last fraction of a second of them, never corrupt anything.
    */
   synchronous?: 'FULL' | 'NORMAL';
   /**
@@ -153,12 +156,14 @@ const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
 /** Loaded on the first PostgreSQL store: the embedded default never needs pg (some 4 MB of heap); a synchronous require keeps openDatabase synchronous. */
 const loadPg = () => createRequire(import.meta.url)('pg') as typeof pg;
 
-function openPostgres(url: string, config: Pick<Config, 'databasePoolSize' | 'databaseStatementTimeoutMs'>): Db {
+function openPostgres(url: string, config: Pick<Config, 'databasePoolSize' | 'databaseStatementTimeoutMs'>, { asynchronousCommit = false } = {}): Db {
   const pool = new (loadPg().Pool)({
     connectionString: url,
     max: config.databasePoolSize,
     connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
     ...(config.databaseStatementTimeoutMs > 0 ? { statement_timeout: config.databaseStatementTimeoutMs } : {}),
+    // SqliteOptions.synchronous: the worker's commits, at least once by nature, wait for no WAL flush.
+    ...(asynchronousCommit ? { options: '-c synchronous_commit=off' } : {}),
   });
   // An idle client whose server went away emits here; without a listener that would end the process.
   // The pool drops that client and the next query opens a new one.

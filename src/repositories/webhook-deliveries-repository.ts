@@ -106,6 +106,19 @@ export function createWebhookDeliveriesRepository(db: Db) {
       return settled;
     },
 
+    /** Gives back deliveries the owner claimed and never posted, due at once, taking back the attempt their claim counted. */
+    async releaseUnattempted(ids: string[], owner: string, now: string): Promise<void> {
+      for (const chunk of powerOfTwoChunks(ids)) {
+        await db
+          .updateTable('webhook_deliveries')
+          .set((eb) => ({ lease_owner: null, lease_expires_at: null, attempts: eb('attempts', '-', 1), updated_at: now }))
+          .where('id', 'in', chunk)
+          .where('lease_owner', '=', owner)
+          .where('state', '=', 'pending')
+          .execute();
+      }
+    },
+
     /** Gives back every pending delivery the owner holds, due at once. */
     async releaseAll(owner: string, now: string): Promise<number> {
       const result = await db

@@ -19,6 +19,14 @@ export const WEBHOOK_MAX_RETRIES = 3;
 export const WEBHOOK_CONCURRENCY = 64;
 /** …and per endpoint, so a slow endpoint cannot take every slot from the others. */
 export const WEBHOOK_CONCURRENCY_PER_ENDPOINT = WEBHOOK_SOCKETS_PER_ENDPOINT;
+/**
+ * Deliveries held at once (claimed, posting or waiting for a slot): twice the
+ * posts in flight, in all and per endpoint, so that a slot that comes free is
+ * taken by a post already claimed rather than after a claim's round trips.
+ * A delivery waits for a slot at most one post's time, well inside its lease.
+ */
+export const WEBHOOK_HELD = 2 * WEBHOOK_CONCURRENCY;
+export const WEBHOOK_HELD_PER_ENDPOINT = 2 * WEBHOOK_CONCURRENCY_PER_ENDPOINT;
 /** How long a finished post's outcome waits for others to share its transaction. */
 export const RECORD_LINGER_MS = 10;
 /**
@@ -78,9 +86,15 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const { store, retryBaseMs, pollMs, logger, prepare, timeoutMs = WEBHOOK_TIMEOUT_MS, random = Math.random } = options;
   const stopGraceMs = options.stopGraceMs ?? WEBHOOK_RESOLVE_TIMEOUT_MS + timeoutMs;
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}:webhooks`;
+  /** Posts under way, by delivery. */
   const inFlight = new Map<string, Promise<void>>();
   const recording = new Map<string, Promise<void>>();
-  const perEndpoint = new Map<string, number>();
+  /** Per endpoint: deliveries held (posting or waiting for a slot), and of them those posting. */
+  const held = new Map<string, number>();
+  const posting = new Map<string, number>();
+  let heldInAll = 0;
+  /** Per endpoint, the claimed deliveries waiting for a slot, oldest first. */
+  const waiting = new Map<string, { delivery: WebhookDelivery; prepared: Promise<PreparedEndpoint | Error | undefined> }[]>();
   let running = false;
   // The last claim found work: more may be due once posts in flight make room.
   let backlog = false;
@@ -161,8 +175,35 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     return { delivery, result: await postWebhook(delivery.webhook_id, endpoint.url, endpoint.addresses, headers, delivery.payload, timeoutMs), retryable: true };
   }
 
-  function run(delivery: WebhookDelivery, prepared: Promise<PreparedEndpoint | Error | undefined>): void {
-    perEndpoint.set(delivery.webhook_id, (perEndpoint.get(delivery.webhook_id) ?? 0) + 1);
+  const add = (counts: Map<string, number>, key: string, by: number) => {
+    const n = (counts.get(key) ?? 0) + by;
+    if (n === 0) counts.delete(key);
+    else counts.set(key, n);
+    return n;
+  };
+
+  /** A claimed delivery: posted once its endpoint, and the process, have a slot free. */
+  function hold(delivery: WebhookDelivery, prepared: Promise<PreparedEndpoint | Error | undefined>): void {
+    add(held, delivery.webhook_id, 1);
+    heldInAll++;
+    const queue = waiting.get(delivery.webhook_id) ?? [];
+    queue.push({ delivery, prepared });
+    waiting.set(delivery.webhook_id, queue);
+  }
+
+  /** Starts the waiting posts there is room for (none once stopping: what waits is given back, still leased to no one). */
+  function startWaiting(): void {
+    for (const [endpoint, queue] of waiting) {
+      while (running && queue.length > 0 && inFlight.size < WEBHOOK_CONCURRENCY && (posting.get(endpoint) ?? 0) < WEBHOOK_CONCURRENCY_PER_ENDPOINT) {
+        const next = queue.shift()!;
+        post(next.delivery, next.prepared);
+      }
+      if (queue.length === 0) waiting.delete(endpoint);
+    }
+  }
+
+  function post(delivery: WebhookDelivery, prepared: Promise<PreparedEndpoint | Error | undefined>): void {
+    add(posting, delivery.webhook_id, 1);
     // The slot is free once the post ends; the delivery stays leased until its outcome is written.
     const posted = attempt(delivery, prepared).then((outcome) => {
       const written = new Promise<void>((resolve, reject) => record({ outcome, resolve, reject }))
@@ -175,11 +216,13 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       delivery.id,
       posted.finally(() => {
         inFlight.delete(delivery.id);
-        const left = (perEndpoint.get(delivery.webhook_id) ?? 1) - 1;
-        if (left === 0) perEndpoint.delete(delivery.webhook_id);
-        else perEndpoint.set(delivery.webhook_id, left);
-        // Claim again when half the room has come free, not after every post: claims come in batches.
-        if (backlog && (left === WEBHOOK_CONCURRENCY_PER_ENDPOINT / 2 || inFlight.size === WEBHOOK_CONCURRENCY / 2 || inFlight.size === 0)) wake();
+        add(posting, delivery.webhook_id, -1);
+        const left = add(held, delivery.webhook_id, -1);
+        heldInAll--;
+        startWaiting();
+        // Claim again when half of what may be held has come free, not after every post: claims come in
+        // batches, and what is still held keeps the slots busy meanwhile.
+        if (backlog && (left === WEBHOOK_HELD_PER_ENDPOINT / 2 || heldInAll === WEBHOOK_HELD / 2 || heldInAll === 0)) wake();
       }),
     );
   }
@@ -200,17 +243,18 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     return prepared;
   }
 
-  /** Of the due deliveries, those this dispatcher has room for: WEBHOOK_CONCURRENCY in all, WEBHOOK_CONCURRENCY_PER_ENDPOINT each. */
+  /** Of the due deliveries, those this dispatcher has room to hold: WEBHOOK_HELD in all, WEBHOOK_HELD_PER_ENDPOINT each. */
   async function claimWithRoom(): Promise<WebhookDelivery[]> {
-    const free = WEBHOOK_CONCURRENCY - inFlight.size;
+    const free = WEBHOOK_HELD - heldInAll;
     if (free <= 0) return [];
-    const busy = [...perEndpoint].filter(([, n]) => n >= WEBHOOK_CONCURRENCY_PER_ENDPOINT).map(([id]) => id);
+    const busy = [...held].filter(([, n]) => n >= WEBHOOK_HELD_PER_ENDPOINT).map(([id]) => id);
     const now = new Date();
-    const candidates = await store.webhookDeliveries.due(now.toISOString(), 2 * WEBHOOK_CONCURRENCY, busy);
+    // Twice the room: some of the oldest may belong to endpoints with less room left than that.
+    const candidates = await store.webhookDeliveries.due(now.toISOString(), 2 * free, busy);
     const room = new Map<string, number>();
     const picked: string[] = [];
     for (const { id, webhook_id: endpoint } of candidates) {
-      const left = room.get(endpoint) ?? WEBHOOK_CONCURRENCY_PER_ENDPOINT - (perEndpoint.get(endpoint) ?? 0);
+      const left = room.get(endpoint) ?? WEBHOOK_HELD_PER_ENDPOINT - (held.get(endpoint) ?? 0);
       if (left <= 0 || picked.length >= free) continue;
       room.set(endpoint, left - 1);
       picked.push(id);
@@ -227,7 +271,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         logger.error({ err: error }, 'could not claim webhook deliveries; trying again at the next poll');
       }
       const prepared = prepareEndpoints(claimed);
-      for (const delivery of claimed) run(delivery, prepared.get(delivery.webhook_id)!);
+      for (const delivery of claimed) hold(delivery, prepared.get(delivery.webhook_id)!);
+      startWaiting();
       // More may be due: look again once posts in flight make room (a finished post wakes the loop).
       backlog = claimed.length > 0;
       await pause(pollMs);
@@ -246,6 +291,12 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       running = false;
       wake();
       await loopDone;
+      // Claimed but never posted: given back with the attempt their claim counted taken back.
+      const unposted = [...waiting.values()].flat().map(({ delivery }) => delivery.id);
+      waiting.clear();
+      await store.webhookDeliveries.releaseUnattempted(unposted, owner, new Date().toISOString()).catch((error: unknown) => {
+        logger.warn({ err: error, deliveries: unposted.length }, 'could not give back the webhook deliveries claimed but not posted; taken over once their leases run out');
+      });
       const finished = await settleWithin(() => [...inFlight.values(), ...recording.values()], stopGraceMs);
       // A post given back here may still reach its receiver: delivered again later, at least once (its id tells them apart).
       if (finished === 'timeout') logger.warn({ inFlight: inFlight.size + recording.size }, 'webhook posts still in flight at shutdown; giving them back');
