@@ -16,7 +16,7 @@ import { newId, nowIso } from '../src/ids.js';
 import { writeAcceptedSends, type AcceptedSend } from '../src/acceptance/accepted-sends.js';
 import { createStore, type Store } from '../src/repositories/index.js';
 import { openMigratedDatabase, openReturnPaths } from '../src/store-runtime.js';
-import { startDeliveryWorker } from '../src/worker-runtime.js';
+import { startDeliveryWorker, workerStoreOptions } from '../src/worker-runtime.js';
 import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
 import { createServices } from '../src/services/index.js';
 import { createBenchDatabase } from './bench-database.js';
@@ -125,7 +125,8 @@ async function main(): Promise<void> {
     WORKER_POLL_MS: '50',
     LOG_LEVEL: 'silent',
   });
-  const db = await openMigratedDatabase(config);
+  // The store as the worker opens it (in serve's delivery thread or `mailroom worker`): no fsync per commit.
+  const db = await openMigratedDatabase(config, workerStoreOptions(config));
   try {
     const store = createStore(db);
     const { workspace_id: workspaceId } = await createServices(store, config).workspaces.create('Bench');
