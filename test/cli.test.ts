@@ -35,9 +35,9 @@ describe('the mailroom command', () => {
     assert.deepEqual(res.stdout.trim().split('\n').map((line) => JSON.parse(line)), [
       {
         file: files[0],
-        results: [{ recipient: 'grace@example.net', kind: 'hard_bounce', status: '5.1.1', diagnostic: '550 5.1.1 <grace@example.net>: Recipient address rejected: User unknown in virtual mailbox table', feedback_type: null }],
+        results: [{ recipient: 'grace@example.net', kind: 'hard_bounce', status: '5.1.1', diagnostic: '550 5.1.1 <grace@example.net>: Recipient address rejected: User unknown in virtual mailbox table', feedback_type: null, reason: 'userunknown' }],
       },
-      { file: files[1], results: [{ recipient: null, kind: 'none', status: null, diagnostic: null, feedback_type: null }] },
+      { file: files[1], results: [{ recipient: null, kind: 'none', status: null, diagnostic: null, feedback_type: null, reason: null }] },
     ]);
     const missing = mailroom(['inbound', 'parse', '/nonexistent.eml', '--json'], store.env);
     assert.equal(missing.status, 1);

@@ -17,40 +17,40 @@ const FIXTURES = join(import.meta.dirname, 'fixtures', 'inbound');
 const fixture = (name: string) => readFile(join(FIXTURES, name));
 const parse = async (name: string) => parseInboundMessage(await fixture(name));
 
-const none = { recipient: null, kind: 'none', status: null, diagnostic: null, feedback_type: null } as const;
+const none = { recipient: null, kind: 'none', status: null, diagnostic: null, feedback_type: null, reason: null } as const;
 
 const EXPECTED: Record<string, ParsedReport> = {
   // RFC 5965 Appendix B.1: no Original-Rcpt-To, the returned To is "Undisclosed Recipients"; the Message-ID is written bare.
   'rfc5965-simple-report.eml': {
-    results: [{ recipient: null, kind: 'complaint', status: null, diagnostic: null, feedback_type: 'abuse' }],
+    results: [{ recipient: null, kind: 'complaint', status: null, diagnostic: null, feedback_type: 'abuse', reason: 'feedback' }],
     originalMessageId: '<8787KJKJ3K4J3K4J3K4J3.mail@example.net>',
     envelopeId: null,
     returnPaths: [],
   },
   // RFC 5965 Appendix B.2: Original-Rcpt-To and Removal-Recipient name the same user once.
   'rfc5965-complex-report.eml': {
-    results: [{ recipient: 'user@example.com', kind: 'complaint', status: null, diagnostic: null, feedback_type: 'abuse' }],
+    results: [{ recipient: 'user@example.com', kind: 'complaint', status: null, diagnostic: null, feedback_type: 'abuse', reason: 'feedback' }],
     originalMessageId: '<8787KJKJ3K4J3K4J3K4J3.mail@example.net>',
     envelopeId: null,
     returnPaths: [],
   },
   // Yahoo's complaint feedback loop: the VERP Original-Mail-From carries the message id.
   'yahoo-arf-complaint.eml': {
-    results: [{ recipient: 'grace.hopper@yahoo.example', kind: 'complaint', status: null, diagnostic: null, feedback_type: 'abuse' }],
+    results: [{ recipient: 'grace.hopper@yahoo.example', kind: 'complaint', status: null, diagnostic: null, feedback_type: 'abuse', reason: 'feedback' }],
     originalMessageId: '<msg_01def@acme.example>',
     envelopeId: 'msg_01def',
     returnPaths: ['bounce+msg_01def@mr-bounces.acme.example'],
   },
   // AOL redacts the complaining recipient: none is claimed; the returned headers still correlate.
   'aol-arf-redacted.eml': {
-    results: [{ recipient: null, kind: 'complaint', status: null, diagnostic: null, feedback_type: 'abuse' }],
+    results: [{ recipient: null, kind: 'complaint', status: null, diagnostic: null, feedback_type: 'abuse', reason: 'feedback' }],
     originalMessageId: '<msg_01mno@acme.example>',
     envelopeId: 'msg_01mno',
     returnPaths: ['bounce+msg_01mno@mr-bounces.acme.example'],
   },
   // Microsoft JMRP: no feedback-report part; X-HmXmrOriginalRecipient names the recipient.
   'microsoft-jmrp-complaint.eml': {
-    results: [{ recipient: 'katherine.johnson@outlook.example', kind: 'complaint', status: null, diagnostic: null, feedback_type: 'abuse' }],
+    results: [{ recipient: 'katherine.johnson@outlook.example', kind: 'complaint', status: null, diagnostic: null, feedback_type: 'abuse', reason: 'feedback' }],
     originalMessageId: '<msg_01jkl@acme.example>',
     envelopeId: 'msg_01jkl',
     returnPaths: ['bounce+msg_01jkl@mr-bounces.acme.example'],
@@ -63,14 +63,14 @@ const EXPECTED: Record<string, ParsedReport> = {
   'reply-mailing-list.eml': { results: [none], originalMessageId: '<msg_01stu@acme.example>', envelopeId: null, returnPaths: [] },
   // RFC 3834 vacation notice, sent to the VERP return path.
   'vacation-autoreply.eml': {
-    results: [{ recipient: 'ada@example.com', kind: 'autoreply', status: null, diagnostic: 'Auto-Submitted: auto-replied (vacation)', feedback_type: null }],
+    results: [{ recipient: 'ada@example.com', kind: 'autoreply', status: null, diagnostic: 'Auto-Submitted: auto-replied (vacation)', feedback_type: null, reason: 'vacation' }],
     originalMessageId: '<msg_01ghi@acme.example>',
     envelopeId: null,
     returnPaths: [],
   },
   // Postfix's success DSN when the next hop speaks no DSN (Action: relayed), with ENVID and RET=HDRS.
   'postfix-relayed-success.eml': {
-    results: [{ recipient: 'ada@example.com', kind: 'delivered', status: '2.0.0', diagnostic: '250 2.0.0 Ok: queued as 4SgQ0Z3bKjz1y', feedback_type: null }],
+    results: [{ recipient: 'ada@example.com', kind: 'delivered', status: '2.0.0', diagnostic: '250 2.0.0 Ok: queued as 4SgQ0Z3bKjz1y', feedback_type: null, reason: 'delivered' }],
     originalMessageId: '<msg_01abc@acme.example>',
     envelopeId: 'msg_01abc',
     returnPaths: ['bounce+msg_01abc@mr-bounces.acme.example'],
@@ -84,6 +84,7 @@ const EXPECTED: Record<string, ParsedReport> = {
         status: '5.1.1',
         diagnostic: '550 5.1.1 <grace@example.net>: Recipient address rejected: User unknown in virtual mailbox table',
         feedback_type: null,
+        reason: 'userunknown',
       },
     ],
     originalMessageId: '<msg_01abc@acme.example>',
@@ -101,6 +102,7 @@ const EXPECTED: Record<string, ParsedReport> = {
           'host mail.internal.example.org [192.0.2.55] SMTP error from remote mail server after RCPT TO:<no-such-user@example.org>: ' +
           '550 5.1.1 <no-such-user@example.org>: Recipient address rejected: User unknown in local recipient table',
         feedback_type: null,
+        reason: 'userunknown',
       },
     ],
     originalMessageId: '<msg_01vwx@acme.example>',
@@ -109,7 +111,7 @@ const EXPECTED: Record<string, ParsedReport> = {
   },
   // An Amazon SES bounce notification delivered by SNS as e-mail.
   'ses-bounce-notification.eml': {
-    results: [{ recipient: 'lin@example.com', kind: 'hard_bounce', status: '5.1.1', diagnostic: '550 5.1.1 user unknown', feedback_type: null }],
+    results: [{ recipient: 'lin@example.com', kind: 'hard_bounce', status: '5.1.1', diagnostic: '550 5.1.1 user unknown', feedback_type: null, reason: 'userunknown' }],
     originalMessageId: '<msg_01yz1@acme.example>',
     envelopeId: null,
     returnPaths: [],
@@ -133,7 +135,7 @@ describe('inbound parser fixtures', () => {
     const complex = (await fixture('rfc5965-complex-report.eml')).toString('utf8');
     for (const type of ['not-spam', 'auth-failure']) {
       const report = await parseInboundMessage(Buffer.from(complex.replace('Feedback-Type: abuse', `Feedback-Type: ${type}`)));
-      assert.deepEqual(report.results, [{ recipient: 'user@example.com', kind: 'none', status: null, diagnostic: null, feedback_type: type }]);
+      assert.deepEqual(report.results, [{ recipient: 'user@example.com', kind: 'none', status: null, diagnostic: null, feedback_type: type, reason: 'nocomplaint' }]);
     }
   });
 
@@ -174,7 +176,7 @@ describe('inbound parse (the CLI function)', () => {
       { file: files[0], results: EXPECTED['postfix-bounce-verp.eml']!.results },
       { file: files[1], results: [none] },
     ]);
-    assert.deepEqual(Object.keys((lines[0] as { results: object[] }).results[0]!), ['recipient', 'kind', 'status', 'diagnostic', 'feedback_type']);
+    assert.deepEqual(Object.keys((lines[0] as { results: object[] }).results[0]!), ['recipient', 'kind', 'status', 'diagnostic', 'feedback_type', 'reason']);
   });
 
   it('reports a file it cannot read and goes on with the others', async () => {

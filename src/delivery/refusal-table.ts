@@ -1,6 +1,6 @@
 import { classifyFinding, statusReason } from '../inbound/bounce-classifier.js';
+import { bounceSubtypeOf, isBounceReason } from '../inbound/bounce-reasons.js';
 import { certainlyUnknownUser, matches } from '../inbound/reason-patterns.js';
-import { bounceSubtypeOf } from '../inbound/bounce-subtype.js';
 import { emptyFinding, type BounceReason, type SmtpCommand } from '../inbound/types.js';
 
 /** Where in the SMTP session a reply came: the relay's greeting, EHLO, STARTTLS, AUTH, or a transaction's MAIL, RCPT or DATA. */
@@ -96,7 +96,7 @@ export function classifyRefusal(reply: SmtpReply): Refusal {
   const command: SmtpCommand | null = reply.stage === 'CONN' || reply.stage === 'MAIL' || reply.stage === 'RCPT' || reply.stage === 'DATA' ? reply.stage : reply.stage === 'EHLO' ? 'HELO' : null;
   const finding = { ...emptyFinding(null), action: 'failed', status: enhanced, diagnostic: reply.text, command };
   const { kind, reason } = classifyFinding(finding);
-  const readReason = reason === 'delivered' ? (statusReason(enhanced) ?? 'undefined') : reason;
+  const readReason = isBounceReason(reason) ? reason : (statusReason(enhanced) ?? 'undefined');
   const read: ReadReply = {
     ...reply, enhanced, reason: readReason, hard: kind === 'hard_bounce' && (reply.code ?? 0) >= 500, aboutMailroom: aboutMailroom(readReason, reply.text),
     certainlyNoSuchUser: certainlyUnknownUser(reply.text.toLowerCase().replace(/\s+/g, ' ')),

@@ -1,3 +1,5 @@
+import { complaintResult } from './feedback-report.js';
+import type { MimeMessage } from './mime-message.js';
 import { collapse, findStatusCode } from './smtp-text.js';
 import type { BounceFinding, BounceReason, InboundResult } from './types.js';
 import { emptyFinding } from './types.js';
@@ -5,8 +7,16 @@ import { emptyFinding } from './types.js';
 /**
  * Amazon SES event notifications (Bounce, Complaint, Delivery), which SES
  * publishes through SNS and SNS can deliver as e-mail: the body is the JSON
- * notification itself, or an SNS envelope whose `Message` is that JSON.
+ * notification itself, or an SNS envelope whose `Message` is that JSON,
+ * followed by SNS's footer; forwarded on, it may sit in an attachment, or
+ * have its long lines broken by sendmail (a `!` at the end of the line, the
+ * rest on the next after a space).
  * https://docs.aws.amazon.com/ses/latest/dg/notification-contents.html
+ *
+ * SES's bounce type says what SES will do (retry or not), not why: the
+ * reason, and so whether the address is bad for good, comes from the
+ * recipient's status and diagnostic, as for any report. Only where SES
+ * states nothing else does its subtype name the reason.
  */
 
 interface SesRecipient {
@@ -27,11 +37,15 @@ interface SesNotification {
 
 /** What SES's bounce subtypes mean, where they say more than the remote's reply. */
 const SUBTYPE_REASONS: Record<string, BounceReason> = {
+  mailboxfull: 'mailboxfull',
+  messagetoolarge: 'mesgtoobig',
+};
+
+/** What the other subtypes mean when SES gives no status and no diagnostic at all. */
+const BARE_SUBTYPE_REASONS: Record<string, BounceReason> = {
   noemail: 'userunknown',
   suppressed: 'userunknown',
   onaccountsuppressionlist: 'userunknown',
-  mailboxfull: 'mailboxfull',
-  messagetoolarge: 'mesgtoobig',
   contentrejected: 'filtered',
   attachmentrejected: 'contenterror',
 };
@@ -43,38 +57,46 @@ export interface SesReading {
   originalMessageId: string | null;
 }
 
-/** Reads an SES notification out of a message's text; null when the text is not one. */
-export function readSesNotification(text: string): SesReading | null {
-  const notification = notificationIn(text);
-  if (!notification) return null;
+/** Reads an SES notification out of a message's text or text attachments; null when there is none. */
+export function readSesNotification(message: MimeMessage): SesReading | null {
+  for (const text of [message.text, ...message.attachedText]) {
+    // Inside an SNS envelope the notification is a JSON string: its quotes are escaped.
+    if (!/\\?"(?:notificationType|eventType)\\?"/.test(text)) continue;
+    const notification = notificationIn(text) ?? notificationIn(unbreakSendmailLines(text));
+    if (notification) return readNotification(notification);
+  }
+  return null;
+}
+
+/** Sendmail breaks lines longer than its limit with `!`, a line end and a space: joined again. */
+function unbreakSendmailLines(text: string): string {
+  return text.replace(/!\r?\n /g, '');
+}
+
+function readNotification(notification: SesNotification): SesReading | null {
   const type = (notification.notificationType ?? notification.eventType ?? '').toLowerCase();
   const headerId = notification.mail?.headers?.find((h) => h.name?.toLowerCase() === 'message-id')?.value;
   const originalMessageId = notification.mail?.commonHeaders?.messageId ?? headerId ?? null;
   const reading: SesReading = { findings: [], complaints: [], originalMessageId };
 
   if (type === 'bounce') {
-    const transient = notification.bounce?.bounceType?.toLowerCase() !== 'permanent';
+    const subType = notification.bounce?.bounceSubType?.toLowerCase() ?? '';
     for (const r of notification.bounce?.bouncedRecipients ?? []) {
       const finding = emptyFinding(r.emailAddress?.toLowerCase() ?? null);
       finding.action = r.action?.toLowerCase() ?? 'failed';
-      finding.diagnostic = r.diagnosticCode ? collapse(r.diagnosticCode.replace(/^smtp;\s*/i, '')) : null;
-      finding.status = r.status ?? findStatusCode(finding.diagnostic);
+      finding.diagnostic = r.diagnosticCode ? collapse(r.diagnosticCode.replace(/^smtp;\s*/i, '')) || null : null;
+      finding.status = r.status?.trim() || findStatusCode(finding.diagnostic);
       finding.diagnosticType = 'smtp';
-      finding.temporary = transient;
-      const subType = notification.bounce?.bounceSubType?.toLowerCase() ?? '';
-      finding.reason = SUBTYPE_REASONS[subType] ?? (!transient && !r.diagnosticCode ? 'userunknown' : null);
+      const bare = !finding.status && !finding.diagnostic;
+      finding.reason = SUBTYPE_REASONS[subType] ?? (bare ? (BARE_SUBTYPE_REASONS[subType] ?? null) : null);
+      finding.temporary = bare && notification.bounce?.bounceType?.toLowerCase() === 'transient';
       if (!finding.diagnostic) finding.diagnostic = [notification.bounce?.bounceType, notification.bounce?.bounceSubType].filter(Boolean).join(' / ') || null;
       reading.findings.push(finding);
     }
   } else if (type === 'complaint') {
+    const feedbackType = notification.complaint?.complaintFeedbackType?.toLowerCase() || 'abuse';
     for (const r of notification.complaint?.complainedRecipients ?? []) {
-      reading.complaints.push({
-        recipient: r.emailAddress?.toLowerCase() ?? null,
-        kind: 'complaint',
-        status: null,
-        diagnostic: null,
-        feedback_type: notification.complaint?.complaintFeedbackType?.toLowerCase() ?? 'abuse',
-      });
+      reading.complaints.push(complaintResult(r.emailAddress?.toLowerCase() ?? null, feedbackType));
     }
   } else if (type === 'delivery') {
     const response = notification.delivery?.smtpResponse ?? null;

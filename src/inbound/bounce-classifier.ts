@@ -1,22 +1,27 @@
+import { kindOfReason, type Reason } from './bounce-reasons.js';
 import { certainlyUnknownUser, matches } from './reason-patterns.js';
 import { findReplyCode } from './smtp-text.js';
 import type { BounceFinding, BounceReason, InboundKind } from './types.js';
 
 /**
  * Turns what a report says about one recipient (status code, diagnostic
- * text, the SMTP command it answered) into a reason and a kind.
+ * text, the SMTP command it answered) into a reason of the taxonomy
+ * (`bounce-reasons.ts`, which says which reasons are hard) and so a kind.
  *
- * A bounce is hard only when the address itself is bad for good: the mailbox
- * or the domain does not exist, the mailbox has moved, or the domain accepts
- * no mail at all (null MX) with a permanent status. Everything else (a full
- * mailbox, greylisting, a block list, a spam filter, a size limit, a rate
- * limit, an expired queue entry, a network error) is soft: a later send may
- * get through, so the address is not suppressed for it. This is sisimai's
- * split between hard and soft bounces.
+ * The RFC 3463 status code is read first, the SMTP reply code second and the
+ * diagnostic text third, with one refinement the field needs: a vague code
+ * (x.0.0, a bare 5.7.1, 5.1.1 from a server that says so of everything) gives
+ * way to wording that names a more precise reason ("mailbox full", "spam").
  */
 
-/** Reasons that mean the address is bad for good. */
-const HARD_REASONS = new Set<BounceReason>(['userunknown', 'hostunknown', 'hasmoved']);
+/** Actions (RFC 3464 and what MTAs write instead) that report a success. */
+const DELIVERED_ACTIONS = new Set(['delivered', 'relayed', 'expanded', 'deliverable']);
+const UNDELIVERED_ACTIONS = new Set(['failed', 'delayed', 'failure']);
+
+/** What a reply code says when nothing else does (RFC 5321 §4.2.2, RFC 7504 for 521 and 556). */
+const REPLY_REASONS: Record<string, BounceReason> = {
+  '521': 'notaccept', '556': 'notaccept', '552': 'mailboxfull', '421': 'systemerror', '451': 'systemerror', '452': 'systemfull',
+};
 
 /** What an enhanced status code means on its own (RFC 3463, RFC 7505 for null MX, RFC 7372 and RFC 8098 extensions). */
 const STATUS_REASONS: Record<string, BounceReason> = {
@@ -56,20 +61,19 @@ export function statusReason(status: string | null): BounceReason | null {
 
 export interface Classification {
   kind: InboundKind;
-  reason: BounceReason | 'delivered';
+  reason: Reason;
 }
 
 export function classifyFinding(finding: BounceFinding): Classification {
   const action = finding.action ?? '';
-  if (['delivered', 'relayed', 'expanded'].includes(action) || (finding.status?.startsWith('2.') && !action)) {
+  if (DELIVERED_ACTIONS.has(action) || (finding.status?.startsWith('2.') && !UNDELIVERED_ACTIONS.has(action))) {
     return { kind: 'delivered', reason: 'delivered' };
   }
   const reason = finding.reason ?? detectReason(finding);
   const replyCode = findReplyCode(finding.diagnostic);
   const permanent = finding.status ? finding.status.startsWith('5') : replyCode ? replyCode.startsWith('5') : !finding.temporary;
   const delayed = action === 'delayed' || finding.temporary;
-  const hard = !delayed && (HARD_REASONS.has(reason) || (reason === 'notaccept' && permanent));
-  return { kind: hard ? 'hard_bounce' : 'soft_bounce', reason };
+  return { kind: kindOfReason(reason, permanent, delayed), reason };
 }
 
 /** The reason a finding reads as, from its status code, its diagnostic text and the command it answered. */
@@ -112,5 +116,5 @@ export function detectReason(finding: BounceFinding): BounceReason {
   if (finding.action === 'delayed' || finding.temporary) return 'expired';
   if (command === 'HELO' || command === 'CONN') return 'blocked';
   if (/^50[0-4]\b/.test(text)) return 'syntaxerror';
-  return 'undefined';
+  return REPLY_REASONS[/^\s*([45]\d\d)[ -]/.exec(text)?.[1] ?? ''] ?? 'undefined';
 }

@@ -20,6 +20,8 @@ export interface DsnRecipient {
   /** The Diagnostic-Code's type (`smtp`, `x-unix`, `x-postfix`…), lower-cased, or null. */
   diagnosticType: string | null;
   remoteMta: string | null;
+  /** The reporter's own per-recipient fields (`x-powermta-bouncecategory`…), names lower-cased. */
+  extensions: ReadonlyMap<string, string>;
 }
 
 export interface DsnReport {
@@ -106,6 +108,7 @@ function toRecipient(fields: Fields): DsnRecipient {
     diagnostic: diagnostic.value ? collapse(diagnostic.value) || null : null,
     diagnosticType: diagnostic.type,
     remoteMta: typeAndValue(fields.get('remote-mta')).value,
+    extensions: new Map([...fields].filter(([name]) => name.startsWith('x-'))),
   };
 }
 

@@ -6,8 +6,11 @@ import type { InboundResult } from './types.js';
  * Complaints: RFC 5965 Abuse Reporting Format (`multipart/report;
  * report-type=feedback-report` with a `message/feedback-report` part, as sent
  * by Yahoo, AOL, Comcast, Fastmail, Mail.ru, Yandex and most feedback
- * loops), and Microsoft's JMRP/SNDS reports, which carry no feedback-report
- * part but return the complained-about message with an
+ * loops), RFC 6591 authentication failure reports in the same format, and
+ * the variants providers send: the feedback fields in a `text/plain` part or
+ * in the body itself, the returned message as text rather than a
+ * `message/rfc822` part. And Microsoft's JMRP/SNDS reports, which carry no
+ * feedback fields at all but return the complained-about message with an
  * `X-HmXmrOriginalRecipient` header naming the complaining recipient.
  */
 
@@ -15,7 +18,7 @@ import type { InboundResult } from './types.js';
 export function readComplaint(message: MimeMessage): InboundResult[] | null {
   const returnedHeaders = message.returned.map((part) => headerBlock(part));
 
-  for (const report of message.feedbackReports) {
+  for (const report of [...message.feedbackReports, ...inlineFeedbackFields(message)]) {
     const fields = headerBlock(report);
     const feedbackType = fields.get('feedback-type')?.[0]?.trim().toLowerCase().split(/[\s;]/)[0];
     if (!feedbackType) continue;
@@ -23,16 +26,16 @@ export function readComplaint(message: MimeMessage): InboundResult[] | null {
       ...(fields.get('original-rcpt-to') ?? []),
       ...(fields.get('removal-recipient') ?? []),
     ].flatMap((value) => addressesIn(value));
-    const fromReturned = recipientOfReturned(returnedHeaders);
+    const fromReturned = recipientOfReturned([...returnedHeaders, ...inlineReturnedHeaders(message)]);
     const unique = [...new Set((recipients.length ? recipients : fromReturned ? [fromReturned] : []).filter((a) => !redacted(a)))];
-    return (unique.length ? unique : [null]).map((recipient) => complaint(recipient, feedbackType));
+    return (unique.length ? unique : [null]).map((recipient) => complaintResult(recipient, feedbackType));
   }
 
   // Microsoft's Junk Mail Reporting Program (never a delivery report, which may return Microsoft's headers too).
   if (message.deliveryStatus.length) return null;
-  for (const headers of returnedHeaders) {
+  for (const headers of [...returnedHeaders, ...inlineReturnedHeaders(message)]) {
     const original = headers.get('x-hmxmroriginalrecipient')?.[0];
-    if (original) return [complaint(firstAddress(original), 'abuse')];
+    if (original) return [complaintResult(firstAddress(original), 'abuse')];
   }
   return null;
 }
@@ -40,13 +43,55 @@ export function readComplaint(message: MimeMessage): InboundResult[] | null {
 /**
  * Feedback types that are no complaint: `not-spam` (the user took the
  * message out of the spam folder) and RFC 6591 `auth-failure` (a DMARC/SPF/
- * DKIM failure report). They are kept, with kind `none`.
+ * DKIM failure report). They are kept, with kind `none`: acting on them as
+ * complaints would suppress recipients who complained of nothing.
  */
 const NOT_COMPLAINTS = new Set(['not-spam', 'auth-failure']);
 
-function complaint(recipient: string | null, feedbackType: string): InboundResult {
-  const kind = NOT_COMPLAINTS.has(feedbackType) ? 'none' : 'complaint';
-  return { recipient, kind, status: null, diagnostic: null, feedback_type: feedbackType };
+export function complaintResult(recipient: string | null, feedbackType: string): InboundResult {
+  const complaint = !NOT_COMPLAINTS.has(feedbackType);
+  return { recipient, kind: complaint ? 'complaint' : 'none', status: null, diagnostic: null, feedback_type: feedbackType, reason: complaint ? 'feedback' : 'nocomplaint' };
+}
+
+/** A `Feedback-Type:` line among other ARF fields (`User-Agent`, `Version`, `Original-Mail-From`…). */
+const FEEDBACK_TYPE_LINE = /^Feedback-Type[ \t]*:[ \t]*\S+/im;
+const OTHER_ARF_FIELD = /^(?:User-Agent|Version|Original-Mail-From|Original-Rcpt-To|Arrival-Date|Received-Date|Source-IP|Reported-Domain|Reporting-MTA|Removal-Recipient)[ \t]*:/im;
+
+/**
+ * The feedback fields a report writes outside a `message/feedback-report`
+ * part: in a text part or the body, from the `Feedback-Type:` line to the
+ * next blank line. Only in a report (`report-type=feedback-report`), or
+ * with the other ARF fields beside it, so that mail quoting one line is not
+ * taken for a report.
+ */
+function inlineFeedbackFields(message: MimeMessage): string[] {
+  if (message.feedbackReports.length) return [];
+  const found: string[] = [];
+  for (const text of [message.text, ...message.attachedText]) {
+    const at = text.search(FEEDBACK_TYPE_LINE);
+    if (at < 0) continue;
+    const block = blockAround(text, at);
+    if (message.reportType === 'feedback-report' || OTHER_ARF_FIELD.test(block)) found.push(block);
+  }
+  return found;
+}
+
+/** The header-like block (no blank line inside) that holds the position. */
+function blockAround(text: string, at: number): string {
+  const start = text.lastIndexOf('\n\n', at);
+  const end = text.indexOf('\n\n', at);
+  return text.slice(start < 0 ? 0 : start + 2, end < 0 ? text.length : end);
+}
+
+/** A returned message's headers quoted in the text or a text part (after a `message/rfc822` or `text/rfc822-headers` line, or as an attachment's own start). */
+function inlineReturnedHeaders(message: MimeMessage): Array<Map<string, string[]>> {
+  const headers: Array<Map<string, string[]>> = [];
+  for (const text of [message.text, ...message.attachedText]) {
+    const marker = /^Content-Type:[ \t]*(?:message\/rfc822|text\/rfc822-headers)[^\n]*\n(?:[^\n]+\n)*?\n/im.exec(text);
+    if (marker) headers.push(headerBlock(text.slice(marker.index + marker[0].length)));
+    else if (/^(?:Received|Return-Path|X-HmXmrOriginalRecipient|Message-ID)[ \t]*:/i.test(text)) headers.push(headerBlock(text));
+  }
+  return headers;
 }
 
 /** Reporters that hide the recipient write `redacted@…` (RFC 6590 redaction, AOL). */

@@ -25,7 +25,7 @@ export interface MimeMessage {
   feedbackReports: string[];
   /** The returned message or its headers: `message/rfc822`, `message/global`, `text/rfc822-headers`, `message/partial`. */
   returned: string[];
-  /** Other text attachments (some MTAs attach the original headers as text/plain). */
+  /** Other text attachments (some MTAs attach the original headers as text/plain; a forwarded SES notification may be JSON). */
   attachedText: string[];
   /** The top-level Content-Type (`multipart/report`, `text/plain`…), lower-cased. */
   contentType: string;
@@ -65,7 +65,7 @@ export async function readMimeMessage(raw: Buffer): Promise<MimeMessage> {
     if (DELIVERY_STATUS.has(type)) deliveryStatus.push(content);
     else if (FEEDBACK_REPORT.has(type)) feedbackReports.push(content);
     else if (RETURNED.has(type)) returned.push(content);
-    else if (type.startsWith('text/')) attachedText.push(content);
+    else if (type.startsWith('text/') || type === 'application/json') attachedText.push(content);
   }
 
   let text = normalizeNewlines(parsed.text ?? '');

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { BOUNCE_REASONS } from './bounce-reasons.js';
 import { parseInboundMessage } from './parse-report.js';
 import type { InboundResult } from './types.js';
 
@@ -30,12 +31,12 @@ export async function parseInboundFiles(files: string[]): Promise<ParsedFile[]> 
 
 /** The result with its fields in the documented order. */
 function orderedResult(r: InboundResult): InboundResult {
-  return { recipient: r.recipient, kind: r.kind, status: r.status, diagnostic: r.diagnostic, feedback_type: r.feedback_type };
+  return { recipient: r.recipient, kind: r.kind, status: r.status, diagnostic: r.diagnostic, feedback_type: r.feedback_type, reason: r.reason };
 }
 
 /**
  * The CLI's output: with `json`, one line per file,
- * `{"file": …, "results": [{"recipient", "kind", "status", "diagnostic", "feedback_type"}]}`
+ * `{"file": …, "results": [{"recipient", "kind", "status", "diagnostic", "feedback_type", "reason"}]}`
  * (JSON Lines); without, a short block per file for people.
  */
 export function formatParsedFiles(parsed: ParsedFile[], json: boolean): string {
@@ -47,7 +48,8 @@ export function formatParsedFiles(parsed: ParsedFile[], json: boolean): string {
       if (p.error) return `${p.file}\n  error: ${p.error}\n`;
       const lines = p.results.map((r) => {
         const what = [r.kind, r.recipient ?? '-', r.status ?? '-', r.feedback_type].filter(Boolean).join('  ');
-        return r.diagnostic ? `  ${what}\n    ${r.diagnostic}` : `  ${what}`;
+        const why = r.reason ? [`    reason: ${r.reason} (${BOUNCE_REASONS[r.reason].label})`] : [];
+        return [`  ${what}`, ...(r.diagnostic ? [`    ${r.diagnostic}`] : []), ...why].join('\n');
       });
       return `${p.file}\n${lines.join('\n')}\n`;
     })

@@ -1,177 +1,120 @@
 import { readSesNotification } from './amazon-ses.js';
 import { detectAutoReply } from './auto-reply.js';
-import { classifyFinding, detectReason } from './bounce-classifier.js';
+import { classifyFinding } from './bounce-classifier.js';
 import { envelopeIdOf, originalMessageIdOf, returnPathsIn } from './correlation.js';
-import { deliveryStatusInText, parseDeliveryStatus, type DsnReport } from './delivery-status.js';
+import { readFamilyReport } from './family-readers.js';
 import { readComplaint } from './feedback-report.js';
-import { headerBlock, readMimeMessage, type MimeMessage } from './mime-message.js';
-import { bounceSignals, DELAY_WARNING, reportSection, returnedSection } from './mta-formats.js';
-import { addressesIn, collapse, findCommand, findStatusCode } from './smtp-text.js';
-import { errorLines, readBlock, recipientBlocks, textAfterIntro, type TextBlock } from './text-bounce.js';
-import { emptyFinding, type BounceFinding, type InboundResult, type ParsedReport } from './types.js';
+import { findingsFromText, readDeliveryStatus } from './generic-readers.js';
+import { scanForFailures } from './generic-scan.js';
+import { readMimeMessage, type MimeMessage } from './mime-message.js';
+import { reportInside } from './nested-report.js';
+import { collapse } from './smtp-text.js';
+import type { BounceFinding, BounceReading, InboundResult, ParsedReport } from './types.js';
 
 export type { InboundKind, InboundResult, ParsedReport } from './types.js';
 export { messageIdFromReturnPath } from './correlation.js';
 
+export interface ParseOptions {
+  /** Family readers (`family-readers.ts`, by name) to leave out: `npm run inbound:quality` scores the generic layers so. */
+  without?: ReadonlySet<string>;
+}
+
 /**
  * Reads an inbound message (a bounce, a delivery report, a complaint, an
  * auto-reply, or ordinary mail) into one result per recipient it reports on.
+ * It never throws: bytes it cannot make sense of are ordinary mail (`none`).
  *
  * In order, the first that applies:
- * 1. a complaint: an ARF feedback report (RFC 5965) or Microsoft JMRP;
+ * 1. a complaint: an ARF feedback report (RFC 5965, RFC 6591, and the
+ *    variants mailbox providers send) or Microsoft JMRP;
  * 2. an Amazon SES notification (Bounce, Complaint, Delivery JSON);
- * 3. an RFC 3464 delivery status notification (`message/delivery-status`),
+ * 3. a bounce in a layout of its own that a family reader knows (Domino,
+ *    PowerMTA, MessageLabs, Verizon, InterScan, IMail…);
+ * 4. an RFC 3464 delivery status notification (`message/delivery-status`),
  *    its recipients completed with what the human-readable part says of them;
- * 4. a bounce written as text (the common non-standard formats, or DSN fields
+ * 5. a report attached whole to another message (a forwarded bounce);
+ * 6. a bounce written as text (the common non-standard formats, or DSN fields
  *    copied into text), recognised by its sender, subject and wording;
- * 5. an RFC 3834 auto-reply (vacation, out of office);
- * 6. anything else: one result of kind `none`.
+ * 7. the generic scan: status codes and SMTP replies anywhere in a message
+ *    that reads as a report (it also names the recipient a text bounce could not);
+ * 8. an RFC 3834 auto-reply (vacation, out of office);
+ * 9. anything else: one result of kind `none`.
  *
- * Classification (`bounce-classifier.ts`) reads only the report's own content:
- * status codes, diagnostic text, the SMTP command answered.
+ * Classification (`bounce-classifier.ts`, `bounce-reasons.ts`) reads only the
+ * report's own content: status codes, diagnostic text, the SMTP command answered.
  */
-export async function parseInboundMessage(raw: Buffer): Promise<ParsedReport> {
-  const message = await readMimeMessage(raw);
-  let envelopeId: string | null = null;
-  let reportedSender: string | null = null;
-  let reportedMessageId: string | null = null;
-  let results: InboundResult[] | null = readComplaint(message);
+export async function parseInboundMessage(raw: Buffer, options: ParseOptions = {}): Promise<ParsedReport> {
+  try {
+    const message = await readMimeMessage(raw);
+    const found = await readReport(message, options, 0);
+    const reading = found.reading;
+    return {
+      results: found.results ?? reading?.findings.map(toResult) ?? notABounce(message),
+      originalMessageId: originalMessageIdOf(message, found.reportedMessageId ?? reading?.dsn?.originalMessageId ?? null),
+      envelopeId: envelopeIdOf(message, reading?.dsn?.envelopeId ?? null, reading?.dsn?.sender ?? null),
+      returnPaths: returnPathsIn(message, reading?.dsn?.sender ?? null),
+    };
+  } catch {
+    // Bytes no reader can take apart (or a reader's own fault) are no report: never an exception for the receiver.
+    return { results: [ordinaryMail()], originalMessageId: null, envelopeId: null, returnPaths: [] };
+  }
+}
 
-  if (!results && /"(?:notificationType|eventType)"/.test(message.text)) {
-    const ses = readSesNotification(message.text);
-    if (ses) {
-      results = [...ses.complaints, ...ses.findings.map(toResult)];
-      reportedMessageId = ses.originalMessageId ? `<${ses.originalMessageId.replace(/^<|>$/g, '')}>` : null;
+interface Found {
+  /** Results ready-made (complaints, SES notifications). */
+  results?: InboundResult[];
+  reading?: BounceReading;
+  reportedMessageId?: string | null;
+}
+
+/** A forwarded report inside a forwarded report is read; deeper nesting is not a report any MTA writes. */
+const MAX_NESTING = 2;
+
+async function readReport(message: MimeMessage, options: ParseOptions, depth: number): Promise<Found> {
+  const complaints = readComplaint(message);
+  if (complaints) return { results: complaints };
+
+  const ses = readSesNotification(message);
+  if (ses) {
+    const results = [...ses.complaints, ...ses.findings.map(toResult)];
+    if (results.length) return { results, reportedMessageId: ses.originalMessageId ? `<${ses.originalMessageId.replace(/^<|>$/g, '')}>` : null };
+  }
+
+  const reading = readFamilyReport(message, options.without) ?? readDeliveryStatus(message);
+  if (reading) return { reading };
+
+  // A report wrapped whole in another message says more than the wrapper's words about it.
+  if (depth < MAX_NESTING) {
+    const inner = await reportInside(message);
+    if (inner) {
+      const found = await readReport(inner, options, depth + 1);
+      if (found.results || found.reading) return found;
     }
   }
 
-  if (!results) {
-    const dsn = message.deliveryStatus.map(parseDeliveryStatus).find((report) => report !== null) ?? null;
-    const bounce = dsn ? findingsFromDsn(message, dsn) : findingsFromText(message);
-    if (bounce) {
-      results = bounce.findings.map(toResult);
-      envelopeId = bounce.dsn?.envelopeId ?? null;
-      reportedSender = bounce.dsn?.sender ?? null;
-      reportedMessageId = bounce.dsn?.originalMessageId ?? null;
-    }
-  }
+  // A text bounce that names no one gives way to the scan, which may find the address beside the reply.
+  const text = findingsFromText(message);
+  if (text?.findings.some((f) => f.recipient !== null)) return { reading: text };
+  const scanned = scanForFailures(message);
+  const best = scanned?.findings.some((f) => f.recipient !== null) ? scanned : (text ?? scanned);
+  return best ? { reading: best } : {};
+}
 
-  if (!results) {
-    const auto = detectAutoReply(message);
-    results = [{ recipient: auto ? message.fromAddress : null, kind: auto ? 'autoreply' : 'none', status: null, diagnostic: auto?.evidence ?? null, feedback_type: null }];
-  }
+/** No report: an auto-reply, or ordinary mail. */
+function notABounce(message: MimeMessage): InboundResult[] {
+  const auto = detectAutoReply(message);
+  if (!auto) return [ordinaryMail()];
+  return [{ recipient: message.fromAddress, kind: 'autoreply', status: null, diagnostic: auto.evidence, feedback_type: null, reason: 'vacation' }];
+}
 
-  return {
-    results,
-    originalMessageId: originalMessageIdOf(message, reportedMessageId),
-    envelopeId: envelopeIdOf(message, envelopeId, reportedSender),
-    returnPaths: returnPathsIn(message, reportedSender),
-  };
+function ordinaryMail(): InboundResult {
+  return { recipient: null, kind: 'none', status: null, diagnostic: null, feedback_type: null, reason: null };
 }
 
 const MAX_DIAGNOSTIC = 1000;
 
 function toResult(finding: BounceFinding): InboundResult {
-  const { kind } = classifyFinding(finding);
+  const { kind, reason } = classifyFinding(finding);
   const diagnostic = finding.diagnostic ? collapse(finding.diagnostic).slice(0, MAX_DIAGNOSTIC) : null;
-  return { recipient: finding.recipient, kind, status: finding.status, diagnostic, feedback_type: null };
-}
-
-interface BounceReading {
-  findings: BounceFinding[];
-  dsn: DsnReport | null;
-}
-
-/** A DSN's recipients, each completed from the human-readable text where the DSN is silent. */
-function findingsFromDsn(message: MimeMessage, dsn: DsnReport, reportText?: string): BounceReading {
-  const report = reportText ?? reportSection(message.text);
-  const blocks = recipientBlocks(report);
-  const errors = errorLines(report);
-  const single = dsn.recipients.length === 1;
-  const findings = dsn.recipients.map((r) => {
-    const block = blocks.find((b) => b.recipient === r.recipient) ?? (single && blocks.length === 1 ? blocks[0] : undefined);
-    const reading = block ? readBlock(block, single ? errors : []) : null;
-    const finding = emptyFinding(r.recipient ?? block?.recipient ?? null);
-    finding.action = r.action;
-    finding.diagnosticType = r.diagnosticType;
-    finding.diagnostic = r.diagnostic ?? reading?.diagnostic ?? (single && errors.length ? errors.join(' ') : null);
-    if (!r.diagnostic) finding.context = reading?.context ?? null;
-    // The most precise code wins: the remote server's own, then the DSN's unless it is a bare x.0.0, then the text's.
-    const dsnStatus = r.status && !/^\d\.0\.0$/.test(r.status) ? r.status : null;
-    finding.status = findStatusCode(r.diagnostic) ?? dsnStatus ?? reading?.status ?? r.status ?? null;
-    finding.command = findCommand(r.diagnostic) ?? reading?.command ?? (single ? findCommand(report) : null);
-    finding.temporary = r.action === 'delayed';
-    return finding;
-  });
-  return { findings, dsn };
-}
-
-/** A bounce written as text; null when the message does not read as one. */
-function findingsFromText(message: MimeMessage): BounceReading | null {
-  const report = reportSection(message.text);
-  const signals = bounceSignals(message, report);
-  const failedHeader = message.headers('x-failed-recipients').flatMap((value) => addressesIn(value));
-  // A mailer daemon's address, a failed-recipients header or a DSN content type say so; a subject says so only with the text.
-  const looksLikeBounce = signals.sender || failedHeader.length > 0 || message.reportType === 'delivery-status' || (signals.subject && signals.body);
-  if (!looksLikeBounce && !signals.body) return null;
-
-  // DSN fields copied into the text: a forwarded bounce, or a provider's "technical report".
-  const inText = deliveryStatusInText(message.text);
-  if (inText) {
-    const fieldsStart = report.search(/^(?:Reporting-MTA|Original-Envelope-Id|Final-Recipient|Original-Recipient)[ \t]*:/im);
-    return findingsFromDsn(message, inText, fieldsStart >= 0 ? report.slice(0, fieldsStart) : report);
-  }
-
-  const blocks = recipientBlocks(report);
-  if (!looksLikeBounce && !blocks.length) return null;
-  const errors = errorLines(report);
-  const temporary = DELAY_WARNING.test(report) || /\bdelay(?:ed)?\b|\bwarning\b/i.test(message.subject);
-  const single = blocks.length === 1;
-  const findings: BounceFinding[] = blocks.map((block: TextBlock) => {
-    const reading = readBlock(block, single ? errors : []);
-    const finding = emptyFinding(block.recipient);
-    finding.action = temporary ? 'delayed' : 'failed';
-    finding.diagnostic = reading.diagnostic;
-    finding.context = reading.context;
-    finding.status = reading.status;
-    finding.command = reading.command ?? (single ? findCommand(report) : null);
-    finding.temporary = temporary;
-    return finding;
-  });
-
-  if (!findings.length && looksLikeBounce) {
-    // A bounce that names no recipient in its text: the X-Failed-Recipients header (Exim, Gmail) may.
-    // Without it, the text must at least read as a failure report.
-    if (!failedHeader.length && !signals.body && !errors.length) return null;
-    const diagnostic = errors.length ? errors.join(' ') : textAfterIntro(report) || null;
-    const named = failedHeader.length ? [...new Set(failedHeader)] : [returnedRecipient(message)];
-    for (const recipient of named) {
-      const finding = emptyFinding(recipient);
-      finding.action = temporary ? 'delayed' : 'failed';
-      finding.diagnostic = diagnostic;
-      finding.status = findStatusCode(diagnostic);
-      finding.command = findCommand(report);
-      finding.temporary = temporary;
-      findings.push(finding);
-    }
-  }
-
-  const confirmed = failedHeader.length > 0 || message.reportType === 'delivery-status' || (signals.sender && (signals.subject || signals.body));
-  if (!confirmed) {
-    // One sign alone: keep only what reads as a failure, about someone other than the sender.
-    const failures = findings.filter((f) => f.recipient !== message.fromAddress && detectReason(f) !== 'undefined');
-    return failures.length ? { findings: failures, dsn: null } : null;
-  }
-  return findings.length ? { findings, dsn: null } : null;
-}
-
-/** The one recipient of the returned message (its To), for a bounce that names none; null if not exactly one. */
-function returnedRecipient(message: MimeMessage): string | null {
-  for (const part of message.returned) {
-    const to = (headerBlock(part).get('to') ?? []).flatMap((value) => addressesIn(value));
-    if (to.length) return to.length === 1 ? to[0]! : null;
-  }
-  const quoted = /^[ \t]*To:[ \t]*(.+)$/im.exec(returnedSection(message.text));
-  const to = quoted ? addressesIn(quoted[1]!) : [];
-  return to.length === 1 ? to[0]! : null;
+  return { recipient: finding.recipient, kind, status: finding.status, diagnostic, feedback_type: null, reason };
 }

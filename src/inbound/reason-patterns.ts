@@ -64,6 +64,8 @@ const PATTERNS: Record<Exclude<BounceReason, 'undefined'>, Patterns> = {
     'storage quota', 'exceeded storage', 'disk quota', 'mailfolder is full', 'mail folder is full', 'inbox is full', 'account is full',
     'mailbox size limit', 'full mailbox', 'too many messages in', 'mailbox has exceeded', 'insufficient storage for the mailbox',
     /mailbox .{0,40}exceeded/, /exceeded .{0,20}(?:mailbox|storage) (?:size|limit|quota)/, 'not enough space on the disk for this user',
+    'exceeded storage allocation', 'insufficient disk space', 'not enough disk space', 'not sufficient disk space', 'no space left on device', 'disk quota exceeded',
+    'would exceed the allowed quota', 'would be over the allowed quota', 'user is over quota', 'too much mail data',
   ],
   mesgtoobig: [
     'message too large', 'message too big', 'message is too large', 'message is too big', 'message size exceeds',
@@ -113,7 +115,7 @@ const PATTERNS: Record<Exclude<BounceReason, 'undefined'>, Patterns> = {
   ],
   systemfull: ['insufficient system storage', 'mail system full', 'system storage'],
   networkerror: [
-    'connection timed out', 'timed out', 'timeout', 'no route to host', 'connection refused', 'lost connection', 'network error',
+    'connection timed out', 'timed out', /(?<!retry )timeout/, 'no route to host', 'connection refused', 'lost connection', 'network error',
     'could not connect', 'unable to connect', 'name service error', 'dns error', 'dns query failed', 'socket error',
     'did not accept our requests to connect', 'establish an smtp connection', 'host is unreachable', 'network is unreachable',
   ],

@@ -46,11 +46,13 @@ export function recipientLine(line: string): { address: string; rest: string } |
   const leading = LEADING_ADDRESS.exec(body);
   if (leading) {
     const address = leading[1]!.toLowerCase().replace(/\.+$/, '');
-    const rest = body
+    const after = body
       .slice(leading[0].length)
       .replace(/^\s*<mailto:[^>]*>/i, '')
-      .replace(/^[\s:.,]+/, '')
-      .replace(new RegExp(`^<${address.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}>\\s*`, 'i'), '');
+      .replace(/^[\s:.,]+/, '');
+    // The address written again in brackets ("ada@example.net <ada@example.net>") is not what is said of it.
+    const repeated = `<${address}>`;
+    const rest = after.toLowerCase().startsWith(repeated) ? after.slice(repeated.length).trimStart() : after;
     return { address, rest };
   }
   const inSentence = ADDRESS_IN_SENTENCE.exec(line);

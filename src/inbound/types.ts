@@ -1,3 +1,8 @@
+import type { BounceReason, Reason } from './bounce-reasons.js';
+import type { DsnReport } from './delivery-status.js';
+
+export type { BounceReason, Reason } from './bounce-reasons.js';
+
 /**
  * The parser's vocabulary, shared by its files. `parse-report.ts` is the entry
  * point; see it for how a message is taken apart.
@@ -17,6 +22,8 @@ export interface InboundResult {
   diagnostic: string | null;
   /** ARF `Feedback-Type` (`abuse`, `fraud`, …) of a complaint, else null. */
   feedback_type: string | null;
+  /** Why, in the one taxonomy of `bounce-reasons.ts` (`userunknown`, `mailboxfull`, `feedback`, `delivered`…); null for ordinary mail. */
+  reason: Reason | null;
 }
 
 export interface ParsedReport {
@@ -28,42 +35,6 @@ export interface ParsedReport {
   /** Mailroom return paths the report quotes as the original's envelope sender (lower-cased), most trusted first. */
   returnPaths: string[];
 }
-
-/**
- * Why a message bounced, in a vocabulary close to sisimai's reasons. Only a
- * few are permanent (see `isHardReason`); the others are temporary or policy
- * failures that a later send may get past.
- */
-export type BounceReason =
-  | 'userunknown'
-  | 'hostunknown'
-  | 'hasmoved'
-  | 'notaccept'
-  | 'mailboxfull'
-  | 'mesgtoobig'
-  | 'exceedlimit'
-  | 'suspend'
-  | 'norelaying'
-  | 'authfailure'
-  | 'filtered'
-  | 'rejected'
-  | 'blocked'
-  | 'spamdetected'
-  | 'virusdetected'
-  | 'policyviolation'
-  | 'requireptr'
-  | 'badreputation'
-  | 'speeding'
-  | 'toomanyconn'
-  | 'securityerror'
-  | 'systemerror'
-  | 'systemfull'
-  | 'networkerror'
-  | 'expired'
-  | 'contenterror'
-  | 'mailererror'
-  | 'syntaxerror'
-  | 'undefined';
 
 /** The SMTP command a remote server's error answered, when the report says. */
 export type SmtpCommand = 'CONN' | 'HELO' | 'MAIL' | 'RCPT' | 'DATA';
@@ -93,4 +64,10 @@ export interface BounceFinding {
 
 export function emptyFinding(recipient: string | null): BounceFinding {
   return { recipient, action: null, status: null, diagnostic: null, context: null, diagnosticType: null, command: null, temporary: false, reason: null };
+}
+
+/** What a reader of bounces found: the recipients, and the RFC 3464 report they came from, if any. */
+export interface BounceReading {
+  findings: BounceFinding[];
+  dsn: DsnReport | null;
 }
