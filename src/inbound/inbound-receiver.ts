@@ -81,7 +81,9 @@ export async function startInboundReceiver(
         const rcptTo = session.envelope.rcptTo.map((r) => r.address);
         record(Buffer.concat(chunks), rcptTo).then(
           (verdict) => {
-            logger.info({ outcome: verdict.outcome, messageId: verdict.messageId, reason: verdict.reason, results: verdict.results }, 'inbound report');
+            const fields = { outcome: verdict.outcome, messageId: verdict.messageId, reason: verdict.reason, results: verdict.results };
+            if (verdict.unreadable) logger.warn({ ...fields, unreadable: verdict.unreadable }, 'inbound report the parser could not read; taken for ordinary mail');
+            else logger.info(fields, 'inbound report');
             callback(null, `2.0.0 Report ${verdict.outcome}`);
           },
           (error: unknown) => {

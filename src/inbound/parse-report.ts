@@ -54,9 +54,11 @@ export async function parseInboundMessage(raw: Buffer, options: ParseOptions = {
       envelopeId: envelopeIdOf(message, reading?.dsn?.envelopeId ?? null, reading?.dsn?.sender ?? null),
       returnPaths: returnPathsIn(message, reading?.dsn?.sender ?? null),
     };
-  } catch {
-    // Bytes no reader can take apart (or a reader's own fault) are no report: never an exception for the receiver.
-    return { results: [ordinaryMail()], originalMessageId: null, envelopeId: null, returnPaths: [] };
+  } catch (error) {
+    // Bytes no reader can take apart (or a reader's own fault) are no report: never an exception for the
+    // receiver, but said, so that a reader's bug shows in the log (and fails the robustness test).
+    const unreadable = error instanceof Error ? error.message : String(error);
+    return { results: [ordinaryMail()], originalMessageId: null, envelopeId: null, returnPaths: [], unreadable };
   }
 }
 

@@ -34,6 +34,11 @@ export interface ParsedReport {
   envelopeId: string | null;
   /** Mailroom return paths the report quotes as the original's envelope sender (lower-cased), most trusted first. */
   returnPaths: string[];
+  /**
+   * Set when reading the message failed (a reader's own fault, or bytes nothing could take apart): the
+   * message then counts as ordinary mail, and this says what went wrong, for the log.
+   */
+  unreadable?: string;
 }
 
 /** The SMTP command a remote server's error answered, when the report says. */

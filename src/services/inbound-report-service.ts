@@ -29,6 +29,8 @@ export interface InboundVerdict {
   recipient: string | null;
   reason?: string;
   results: AppliedResult[];
+  /** The parser could not read the report (ParsedReport.unreadable): it was taken for ordinary mail. */
+  unreadable?: string;
 }
 
 /** The error detail a bounce keeps: the diagnostic as found, led by the status code when it does not say it. */
@@ -131,6 +133,7 @@ export function createInboundReportService(store: Store, signer: ReturnPathSigne
         const verdict: InboundVerdict = target.ok
           ? await act(repos, report, target, now)
           : { outcome: 'ignored', messageId: target.messageId, recipient: null, reason: target.reason, results: [] };
+        if (report.unreadable) verdict.unreadable = report.unreadable;
         await repos.inboundReports.recordVerdict(id, JSON.stringify(verdict));
         return verdict;
       });
