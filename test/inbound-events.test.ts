@@ -93,6 +93,25 @@ describe('inbound reports move statuses, keep the suppression list and emit even
     assert.equal((await stats()).complained, before.complained + 1);
   });
 
+  it('records nothing against the recipient of a feedback report that is no complaint (auth-failure, not-spam), and says why', async () => {
+    for (const type of ['auth-failure', 'not-spam']) {
+      const id = await send([`${type}@yahoo.example`]);
+      const before = await stats();
+      const raw = Buffer.from(
+        reportAbout('yahoo-arf-complaint.eml', 'msg_01def', id, { [`bounce+${id}@mr-bounces.acme.example`]: returnPath(id), 'grace.hopper@yahoo.example': `${type}@yahoo.example` })
+          .toString('utf8')
+          .replace(/Feedback-Type: abuse/i, `Feedback-Type: ${type}`),
+      );
+      const verdict = await inbound.record(raw, ['fbl@acme.example']);
+      assert.deepEqual(verdict.results.map((r) => [r.kind, r.effect]), [['complaint', 'ignored']]);
+      assert.match(verdict.results[0]!.reason!, new RegExp(`^a feedback report of type ${type} is no complaint`));
+      assert.equal(await t.store.logs.findSendEntry(id, `${type}@yahoo.example`, 'complaint'), undefined);
+      assert.equal((await t.store.suppressions.findSuppressed(t.workspaceId, [`${type}@yahoo.example`])).size, 0);
+      assert.deepEqual(await t.store.messageEvents.listForMessage(id), []);
+      assert.deepEqual(await stats(), before);
+    }
+  });
+
   it('bounces a recipient whose server refused the message for good (spam, 5.7.1) without suppressing the address', async () => {
     const id = await send(['mary@example.net']);
     const refused = Buffer.from(

@@ -131,11 +131,11 @@ describe('inbound parser fixtures', () => {
     assert.deepEqual(await parseInboundMessage(crlf), EXPECTED['postfix-bounce-verp.eml']);
   });
 
-  it('keeps a not-spam or auth-failure feedback report out of the complaints', async () => {
+  it('reads a not-spam or auth-failure feedback report as the feedback report it is, with its type (the service acts on neither)', async () => {
     const complex = (await fixture('rfc5965-complex-report.eml')).toString('utf8');
     for (const type of ['not-spam', 'auth-failure']) {
       const report = await parseInboundMessage(Buffer.from(complex.replace('Feedback-Type: abuse', `Feedback-Type: ${type}`)));
-      assert.deepEqual(report.results, [{ recipient: 'user@example.com', kind: 'none', status: null, diagnostic: null, feedback_type: type, reason: 'nocomplaint' }]);
+      assert.deepEqual(report.results, [{ recipient: 'user@example.com', kind: 'complaint', status: null, diagnostic: null, feedback_type: type, reason: 'feedback' }]);
     }
   });
 

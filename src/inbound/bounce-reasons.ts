@@ -66,10 +66,9 @@ export const BOUNCE_REASONS = {
   mailererror: { label: 'mailer error', kind: 'soft', subtype: GENERAL },
   syntaxerror: { label: 'SMTP syntax error', kind: 'soft', subtype: GENERAL },
   undefined: { label: 'undetermined', kind: 'soft', subtype: GENERAL },
-  feedback: { label: 'complaint (feedback report)', kind: 'complaint', subtype: null },
+  feedback: { label: 'feedback report (a complaint, unless its type is not-spam or auth-failure)', kind: 'complaint', subtype: null },
   delivered: { label: 'delivered', kind: 'delivered', subtype: null },
   vacation: { label: 'auto-reply (vacation)', kind: 'autoreply', subtype: null },
-  nocomplaint: { label: 'feedback report that is no complaint (not-spam, auth-failure)', kind: 'none', subtype: null },
 } as const satisfies Record<string, ReasonRow>;
 
 export type Reason = keyof typeof BOUNCE_REASONS;
@@ -97,7 +96,7 @@ export function isHardReason(reason: Reason, permanent: boolean): boolean {
 
 /** The kind of result a reason makes; a bounce's hardness needs `permanent` and whether the report says it is only a delay. */
 export function kindOfReason(reason: Reason, permanent: boolean, delayed: boolean): InboundKind {
-  const { kind } = BOUNCE_REASONS[reason];
+  const { kind } = BOUNCE_REASONS[reason] as ReasonRow;
   if (kind === 'complaint' || kind === 'delivered' || kind === 'autoreply' || kind === 'none') return kind;
   return !delayed && isHardReason(reason, permanent) ? 'hard_bounce' : 'soft_bounce';
 }

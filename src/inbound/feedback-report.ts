@@ -43,14 +43,20 @@ export function readComplaint(message: MimeMessage): InboundResult[] | null {
 /**
  * Feedback types that are no complaint: `not-spam` (the user took the
  * message out of the spam folder) and RFC 6591 `auth-failure` (a DMARC/SPF/
- * DKIM failure report). They are kept, with kind `none`: acting on them as
- * complaints would suppress recipients who complained of nothing.
+ * DKIM failure report). The parser reads them as what they are, feedback
+ * reports (kind `complaint`, as the field counts them), with their type; the
+ * inbound report service leaves their recipients as they were, since acting
+ * on them would suppress people who complained of nothing.
  */
 const NOT_COMPLAINTS = new Set(['not-spam', 'auth-failure']);
 
+/** Whether a feedback report of this `Feedback-Type` is someone's complaint about the message. */
+export function isComplaintFeedback(feedbackType: string | null): boolean {
+  return feedbackType === null || !NOT_COMPLAINTS.has(feedbackType.toLowerCase());
+}
+
 export function complaintResult(recipient: string | null, feedbackType: string): InboundResult {
-  const complaint = !NOT_COMPLAINTS.has(feedbackType);
-  return { recipient, kind: complaint ? 'complaint' : 'none', status: null, diagnostic: null, feedback_type: feedbackType, reason: complaint ? 'feedback' : 'nocomplaint' };
+  return { recipient, kind: 'complaint', status: null, diagnostic: null, feedback_type: feedbackType, reason: 'feedback' };
 }
 
 /** A `Feedback-Type:` line among other ARF fields (`User-Agent`, `Version`, `Original-Mail-From`…). */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { newId, nowIso } from '../ids.js';
 import { reportedBounceSubtype } from '../inbound/bounce-subtype.js';
+import { isComplaintFeedback } from '../inbound/feedback-report.js';
 import { findReplyCode } from '../inbound/smtp-text.js';
 import { parseInboundMessage, type InboundResult, type ParsedReport } from '../inbound/parse-report.js';
 import { reportTarget, type ReportTarget } from '../inbound/report-target.js';
@@ -101,6 +102,11 @@ async function act(repos: Repositories, report: ParsedReport, target: Extract<Re
     // A report that names no one (a redacted complaint) is about the one recipient its return path speaks for.
     if (result.recipient !== null && normalizeAddress(result.recipient) !== normalizeAddress(entry.recipient)) {
       const reason = `the report names ${result.recipient}, but its return path speaks only for ${entry.recipient}`;
+      results.push({ recipient: result.recipient, kind: result.kind, effect: 'ignored', reason });
+      continue;
+    }
+    if (result.kind === 'complaint' && !isComplaintFeedback(result.feedback_type)) {
+      const reason = `a feedback report of type ${result.feedback_type} is no complaint: nothing is recorded against the recipient`;
       results.push({ recipient: result.recipient, kind: result.kind, effect: 'ignored', reason });
       continue;
     }
