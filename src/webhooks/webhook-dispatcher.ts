@@ -1,20 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { newId } from '../ids.js';
 import type { Store } from '../repositories/index.js';
-import type { WebhookDelivery, WebhookSettlement } from '../repositories/webhook-deliveries-repository.js';
+import type { WebhookDelivery } from '../repositories/webhook-deliveries-repository.js';
 import { settleWithin } from '../shutdown/settle-within.js';
 import { WEBHOOK_RESOLVE_TIMEOUT_MS } from './url-guard.js';
-import { postWebhook, WEBHOOK_SOCKETS_PER_ENDPOINT, type PostResult } from './webhook-poster.js';
-import { createBatchQueue } from '../repositories/batch-queue.js';
+import { createOutcomeRecorder, type WebhookOutcome } from './webhook-outcomes.js';
+import { postWebhook, WEBHOOK_SOCKETS_PER_ENDPOINT } from './webhook-poster.js';
 import { createWakeablePause } from '../wakeable-pause.js';
 import type { Metrics } from '../observability/index.js';
 
 /** Longest a receiver may take to answer one post. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
-/** Retries after the first attempt (SPEC.md §6.3): four attempts in all. */
-export const WEBHOOK_MAX_RETRIES = 3;
 /** Posts in flight per process… */
 export const WEBHOOK_CONCURRENCY = 64;
 /** …and per endpoint, so a slow endpoint cannot take every slot from the others. */
@@ -27,8 +24,6 @@ export const WEBHOOK_CONCURRENCY_PER_ENDPOINT = WEBHOOK_SOCKETS_PER_ENDPOINT;
  */
 export const WEBHOOK_HELD = 2 * WEBHOOK_CONCURRENCY;
 export const WEBHOOK_HELD_PER_ENDPOINT = 2 * WEBHOOK_CONCURRENCY_PER_ENDPOINT;
-/** How long a finished post's outcome waits for others to share its transaction. */
-export const RECORD_LINGER_MS = 10;
 /**
  * A claimed delivery is this dispatcher's for this long: twice what an
  * attempt may take (the DNS check, then the post's deadline), so no renewal is
@@ -36,15 +31,6 @@ export const RECORD_LINGER_MS = 10;
  * within half a minute.
  */
 export const WEBHOOK_LEASE_MS = 2 * (WEBHOOK_RESOLVE_TIMEOUT_MS + WEBHOOK_TIMEOUT_MS);
-
-/**
- * The wait before retry number `retry` (1 for the first): the base doubled
- * per retry, plus up to a quarter at random, so retries from a burst spread
- * out and every gap is longer than the one before.
- */
-export function webhookRetryDelayMs(retry: number, baseMs: number, random: () => number = Math.random): number {
-  return Math.round(baseMs * 2 ** (retry - 1) * (1 + random() / 4));
-}
 
 /** Where and how to post to an endpoint: the URL, the vetted addresses to connect to, and the signing headers for a body. */
 export interface PreparedEndpoint {
@@ -80,7 +66,8 @@ export interface WebhookDispatcher {
  * Posts webhook deliveries (written with their events by webhook-fanout.ts):
  * claims due ones with a lease, signs and posts each, records every attempt,
  * and settles it: 2xx delivered; any other answer, a timeout or a connection
- * error retried with backoff up to WEBHOOK_MAX_RETRIES times, then failed.
+ * error retried with backoff up to WEBHOOK_MAX_RETRIES times, then failed
+ * (webhook-outcomes.ts writes the outcomes).
  */
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const { store, retryBaseMs, pollMs, logger, prepare, timeoutMs = WEBHOOK_TIMEOUT_MS, random = Math.random } = options;
@@ -102,72 +89,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   const { wake, pause } = createWakeablePause();
 
-  interface Outcome {
-    delivery: WebhookDelivery;
-    result: PostResult;
-    /** False when the endpoint is gone: no retry can help. */
-    retryable: boolean;
-  }
+  const record = createOutcomeRecorder({ store, owner, retryBaseMs, random, logger });
 
-  function settlement(outcome: Outcome, now: string): WebhookSettlement {
-    const { delivery, result, retryable } = outcome;
-    const attemptNumber = Number(delivery.attempts);
-    const ok = result.status !== null && result.status >= 200 && result.status < 300;
-    const lastError = ok ? null : (result.error ?? `HTTP ${result.status}`);
-    if (ok) return { state: 'delivered' as const, lastStatus: result.status, lastError };
-    if (retryable && attemptNumber <= WEBHOOK_MAX_RETRIES) {
-      const availableAt = new Date(Date.parse(now) + webhookRetryDelayMs(attemptNumber, retryBaseMs, random)).toISOString();
-      return { state: 'pending' as const, availableAt, lastStatus: result.status, lastError };
-    }
-    return { state: 'failed' as const, lastStatus: result.status, lastError };
-  }
-
-  // Every attempt, and what it settles, written in batches: posts finish one by one, and a
-  // transaction (on SQLite an fsync) per post would cap the rate well below what receivers take. In a
-  // batch the attempts go in together, and the deliveries settled alike (most often: delivered, 200) in
-  // one UPDATE: on PostgreSQL each statement is a round trip.
-  const record = createBatchQueue<{ outcome: Outcome; resolve(): void; reject(error: unknown): void }>(
-    async (batch) => {
-      const now = new Date().toISOString();
-      const write = (items: typeof batch) =>
-        store.transaction(async (repos) => {
-          await repos.webhookDeliveries.recordAttempts(
-            items.map(({ outcome: { delivery, result } }) => ({
-              id: newId('wha'), delivery_id: delivery.id, attempt: Number(delivery.attempts), status_code: result.status,
-              response_body: result.body, error: result.error, duration_ms: result.durationMs, created_at: now,
-            })),
-          );
-          for (const [change, ids] of settledAlike(items.map((item) => item.outcome), now)) {
-            const settled = new Set(await repos.webhookDeliveries.settleMany(ids, owner, change, now));
-            // Its lease ran out (or a replay cleared it): another attempt may follow; the attempt above stays on record.
-            for (const id of ids) if (!settled.has(id)) logger.warn({ deliveryId: id }, 'webhook delivery was no longer leased when its outcome was written');
-          }
-        });
-      try {
-        await write(batch);
-        for (const item of batch) item.resolve();
-      } catch {
-        for (const item of batch) await write([item]).then(item.resolve, item.reject);
-      }
-    },
-    (error, batch) => batch.forEach((item) => item.reject(error)),
-    { lingerMs: RECORD_LINGER_MS, maxBatch: 64 },
-  );
-
-  /** The outcomes' deliveries grouped by what they settle (a retry's own time makes it a group of one). */
-  function settledAlike(outcomes: Outcome[], now: string): Map<WebhookSettlement, string[]> {
-    const groups = new Map<string, { change: WebhookSettlement; ids: string[] }>();
-    for (const outcome of outcomes) {
-      const change = settlement(outcome, now);
-      const key = JSON.stringify(change);
-      const group = groups.get(key) ?? { change, ids: [] };
-      group.ids.push(outcome.delivery.id);
-      groups.set(key, group);
-    }
-    return new Map([...groups.values()].map(({ change, ids }) => [change, ids]));
-  }
-
-  async function attempt(delivery: WebhookDelivery, prepared: Promise<PreparedEndpoint | Error | undefined>): Promise<Outcome> {
+  async function attempt(delivery: WebhookDelivery, prepared: Promise<PreparedEndpoint | Error | undefined>): Promise<WebhookOutcome> {
     const endpoint = await prepared;
     if (endpoint === undefined) return { delivery, result: { status: null, body: null, error: 'The webhook was deleted', durationMs: 0 }, retryable: false };
     if (endpoint instanceof Error) return { delivery, result: { status: null, body: null, error: endpoint.message, durationMs: 0 }, retryable: true };
@@ -206,8 +130,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     add(posting, delivery.webhook_id, 1);
     // The slot is free once the post ends; the delivery stays leased until its outcome is written.
     const posted = attempt(delivery, prepared).then((outcome) => {
-      const written = new Promise<void>((resolve, reject) => record({ outcome, resolve, reject }))
-        .then(() => options.metrics?.webhookSettled(settlement(outcome, new Date().toISOString()).state))
+      const written = record(outcome)
+        .then((state) => options.metrics?.webhookSettled(state))
         .catch((error: unknown) => logger.error({ err: error, deliveryId: delivery.id }, 'could not record a webhook attempt; retried once the lease expires'))
         .finally(() => recording.delete(delivery.id));
       recording.set(delivery.id, written);
