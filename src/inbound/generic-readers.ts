@@ -63,7 +63,7 @@ export function findingsFromDsn(message: MimeMessage, dsn: DsnReport, reportText
 export function findingsFromText(message: MimeMessage): BounceReading | null {
   const report = reportSection(message.text);
   const signals = bounceSignals(message, report);
-  const failedHeader = message.headers('x-failed-recipients').flatMap((value) => addressesIn(value));
+  const failedHeader = failedRecipientsHeader(message);
   // A mailer daemon's address, a failed-recipients header or a DSN content type say so; a subject says so only with the text.
   const looksLikeBounce = signals.sender || failedHeader.length > 0 || message.reportType === 'delivery-status' || (signals.subject && signals.body);
   if (!looksLikeBounce && !signals.body) return null;
@@ -112,6 +112,11 @@ export function findingsFromText(message: MimeMessage): BounceReading | null {
     return failures.length ? { findings: failures, dsn: null } : null;
   }
   return findings.length ? { findings, dsn: null } : null;
+}
+
+/** The addresses of an `X-Failed-Recipients` header (Exim, Gmail), as many as it names. */
+export function failedRecipientsHeader(message: MimeMessage): string[] {
+  return message.headers('x-failed-recipients').flatMap((value) => addressesIn(value));
 }
 
 /** The one recipient of the returned message (its To), for a bounce that names none; null if not exactly one. */

@@ -1,4 +1,4 @@
-import { failedFinding, returnedRecipient } from './generic-readers.js';
+import { failedFinding, failedRecipientsHeader, returnedRecipient } from './generic-readers.js';
 import type { MimeMessage } from './mime-message.js';
 import { bounceSignals, DELAY_WARNING, reportSection } from './mta-formats.js';
 import { addressesIn } from './smtp-text.js';
@@ -27,7 +27,7 @@ const MAX_LINES = 2000;
 export function scanForFailures(message: MimeMessage): BounceReading | null {
   const report = reportSection(message.text);
   const signals = bounceSignals(message, report);
-  const failedHeader = message.headers('x-failed-recipients').flatMap((value) => addressesIn(value));
+  const failedHeader = failedRecipientsHeader(message);
   const autoSubmitted = (message.header('auto-submitted') ?? 'no').trim().toLowerCase();
   const listMail = message.header('list-id') !== null;
   const reportLike = signals.sender || signals.subject || signals.body || failedHeader.length > 0 || message.contentType === 'multipart/report';
