@@ -18,6 +18,14 @@ import { settleWithin, workGraceMs } from '../shutdown/settle-within.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';
 import type { Metrics } from '../observability/index.js';
 
+/**
+ * While the API is busy: at most this share of WORKER_CONCURRENCY at the provider, claimed in
+ * batches of that size at most every YIELDING_CLAIM_EVERY_MS. Not nothing, so that mail still
+ * moves through a long burst; small, so that the burst is what the machine works on.
+ */
+const YIELDING_SHARE = 1 / 4;
+const YIELDING_CLAIM_EVERY_MS = 100;
+
 export interface DeliveryWorkerOptions {
   store: Store;
   provider: Provider;
@@ -40,6 +48,12 @@ export interface DeliveryWorker {
   start(): void;
   /** Looks for due work now rather than at the next poll (a send was just accepted in this process). */
   wake(): void;
+  /**
+   * The API beside this worker is busy (true) or calm again (false). While it is busy the worker
+   * delivers at a trickle (see YIELDING_SHARE) rather than at full speed, so that accepting sends
+   * keeps the CPU and the store; what it does not deliver meanwhile waits, leased to nobody, for the calm.
+   */
+  yieldToApi(busy: boolean): void;
   /** Stops claiming, lets hand-overs in flight finish and their outcomes be written (up to three quarters of SHUTDOWN_GRACE_MS), gives back every job still held. */
   stop(): Promise<void>;
 }
@@ -76,6 +90,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const handing = new Map<string, Promise<void>>();
   const recording = new Map<string, Promise<void>>();
   const refillBelow = Math.ceil(concurrency / 2);
+  const yieldingConcurrency = Math.ceil(concurrency * YIELDING_SHARE);
+  let yielding = false;
+  let lastYieldingClaim = 0;
   let running = false;
   let loopDone: Promise<void> = Promise.resolve();
   let renewTimer: NodeJS.Timeout | undefined;
@@ -87,7 +104,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const { wake, pause } = createWakeablePause();
 
   function startReady(): void {
-    while (running && handing.size < concurrency && ready.length > 0) run(ready.shift()!);
+    const limit = yielding ? yieldingConcurrency : concurrency;
+    while (running && handing.size < limit && ready.length > 0) run(ready.shift()!);
     if (backlog && ready.length < refillBelow) wake();
   }
 
@@ -118,9 +136,17 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   async function loop(): Promise<void> {
     while (running) {
+      if (yielding) {
+        const wait = lastYieldingClaim + YIELDING_CLAIM_EVERY_MS - Date.now();
+        if (wait > 0) {
+          await pause(wait);
+          continue;
+        }
+      }
       // Claim when the jobs claimed ahead run low, and not while outcomes pile up unwritten (a slow store).
-      const room = 2 * concurrency - ready.length - handing.size;
-      if (ready.length < refillBelow && recording.size < 4 * concurrency && room > 0) {
+      const room = yielding ? yieldingConcurrency - ready.length - handing.size : 2 * concurrency - ready.length - handing.size;
+      if (ready.length < (yielding ? 1 : refillBelow) && recording.size < 4 * concurrency && room > 0) {
+        if (yielding) lastYieldingClaim = Date.now();
         let claimed: DeliveryJob[] = [];
         try {
           claimed = await store.deliveryJobs.claim({ owner, now: new Date().toISOString(), leaseUntil: leaseUntil(), limit: room });
@@ -135,7 +161,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         }
         backlog = claimed.length === room;
         startReady();
-        if (backlog && ready.length < refillBelow) continue;
+        if (backlog && ready.length < refillBelow && !yielding) continue;
       }
       await pause(pollMs);
     }
@@ -161,6 +187,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       logger.info({ owner, provider: provider.name, concurrency }, 'delivery worker started');
     },
     wake,
+    yieldToApi(busy) {
+      if (busy === yielding) return;
+      yielding = busy;
+      // Calm again: what waited is claimed and started now, not at the next poll.
+      if (!busy) {
+        startReady();
+        wake();
+      }
+    },
     async stop() {
       if (!running) return;
       running = false;

@@ -4,6 +4,7 @@ import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 import type { Config } from '../config.js';
 import { startModuleThread } from '../module-worker.js';
 import type { DeliveryThreadData, FromWorker, ToWorker } from './worker-messages.js';
+import { watchApiLoad } from './api-load.js';
 
 /** A restart after a crash waits this long at first, doubling up to RESTART_MAX_MS; a thread that ran RESTART_RESET_MS starts over at the first. */
 const RESTART_FIRST_MS = 500;
@@ -76,6 +77,8 @@ export function startDeliveryThread(options: DeliveryThreadOptions): DeliveryThr
     worker.on('message', (message: FromWorker) => {
       if (message.type === 'started') {
         options.log.info({ tid: message.tid, nice: message.nice }, 'delivery thread started');
+        // A thread started (or started again) during a burst hears of it at once.
+        if (apiLoad.busy()) send({ type: 'api-busy', busy: true });
       } else if (message.type === 'metrics') {
         pendingMetrics.get(message.id)?.(message.metrics);
         pendingMetrics.delete(message.id);
@@ -99,6 +102,10 @@ export function startDeliveryThread(options: DeliveryThreadOptions): DeliveryThr
     });
   }
 
+  // The OS priority gives the API the CPU first; it cannot keep the delivery thread's store writes and its
+  // use of the CPU the API leaves idle between commits from slowing the API down. So under load the worker
+  // is also told to deliver at a trickle, and to go full speed again once the load is gone.
+  const apiLoad = watchApiLoad((busy) => send({ type: 'api-busy', busy }));
   startThread();
 
   return {
@@ -131,6 +138,7 @@ export function startDeliveryThread(options: DeliveryThreadOptions): DeliveryThr
       stopped ??= (async () => {
         stopping = true;
         clearTimeout(restartTimer);
+        apiLoad.stop();
         const worker = thread;
         if (!worker) return exited;
         worker.postMessage({ type: 'stop' } satisfies ToWorker);

@@ -25,6 +25,7 @@ async function run(port: MessagePort, { config, nice }: DeliveryThreadData): Pro
   let stopping: Promise<void> | undefined;
   port.on('message', (message: ToWorker) => {
     if (message.type === 'wake') running.worker.wake();
+    else if (message.type === 'api-busy') running.worker.yieldToApi(message.busy);
     else if (message.type === 'metrics') {
       void running.metrics.workerCounts().then((metrics) => port.postMessage({ type: 'metrics', id: message.id, metrics } satisfies FromWorker));
     } else if (message.type === 'stop') {

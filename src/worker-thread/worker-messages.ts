@@ -13,6 +13,8 @@ export interface DeliveryThreadData {
 export type ToWorker =
   /** A send was accepted: look for due jobs now rather than at the next poll. */
   | { type: 'wake' }
+  /** The HTTP thread became busy, or calm again (api-load.ts): delivery yields to it meanwhile. */
+  | { type: 'api-busy'; busy: boolean }
   /** Answer the counts this worker keeps (a `metrics` reply with the same id). */
   | { type: 'metrics'; id: number }
   /** Stop as on SIGTERM: deliveries in flight finish or are given back, the store is closed, the thread ends. */
