@@ -67,7 +67,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   if (services.metrics) timeRequests(app, services.metrics);
   refuseUnknownQueryParameters(app, [HEALTH_PATH, OPENAPI_PATH]);
   registerApiGuard(app, {
-    authenticate: (key) => services.apiKeys.authenticate(key),
+    authenticate: (key, options) => services.apiKeys.authenticate(key, options),
     rateLimiter: services.rateLimiter,
     limits: config.rateLimits,
   });

@@ -129,7 +129,7 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
     options.submission && config.submission.port !== 0
       ? await startSubmissionServer(
           config.submission,
-          { authenticate: services.apiKeys.authenticate, rateLimiter: services.rateLimiter, limits: config.rateLimits, accept: (workspaceId, input, keyDomainId) => services.send.accept(workspaceId, input, keyDomainId, 'smtp'), memory: services.sendMemory },
+          { authenticate: services.apiKeys.authenticate, rateLimiter: services.rateLimiter, limits: config.rateLimits, accept: (workspaceId, input, key) => services.send.accept(workspaceId, input, key, 'smtp'), memory: services.sendMemory },
           createLogger(config).child({ component: 'submission' }),
         ).catch(failStart)
       : undefined;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from './helpers/test-app.js';
+import { createTestApp, sendBody, writtenRows, type TestApp } from './helpers/test-app.js';
 
 const UNAUTHORIZED = { success: false, error: 'Invalid or missing API key' };
 
@@ -62,10 +62,29 @@ describe('authentication', () => {
     const refused = await t.call('GET', '/v1/send/stats', { key: created.key });
     assert.equal(refused.statusCode, 401);
     assert.deepEqual(refused.json(), UNAUTHORIZED);
+    const send = await t.call('POST', '/v1/send', { key: created.key, body: sendBody() });
+    assert.deepEqual([send.statusCode, send.json()], [401, UNAUTHORIZED]);
     assert.equal((await t.call('GET', '/v1/send/stats')).statusCode, 200);
     const again = await t.call('DELETE', `/v1/api-keys/${created.id}`);
     assert.equal(again.statusCode, 404);
     assert.deepEqual(again.json(), { success: false, error: 'API key not found' });
+  });
+
+  // The send routes may take a key from memory (src/services/api-key-cache.ts): the write checks it again.
+  it('writes no send made with a key deleted by another process, though this one remembers the key', async () => {
+    const created = (await t.call('POST', '/v1/api-keys', { body: { name: 'deleted elsewhere' } })).json().data;
+    const first = await t.call('POST', '/v1/send', { key: created.key, body: sendBody() });
+    assert.equal(first.json().data.status, 'sent');
+    // Deleted in the store, as the CLI or another serve would: this process is not told.
+    assert.equal(await t.store.apiKeys.delete(t.workspaceId, created.id), true);
+    const before = await writtenRows(t.db);
+    for (const [url, body] of [['/v1/send', sendBody()], ['/v1/send/batch', [sendBody(), sendBody({ to: ['b@example.com'] })]]] as const) {
+      const refused = await t.call('POST', url, { key: created.key, body });
+      assert.deepEqual([refused.statusCode, refused.json()], [401, UNAUTHORIZED], url);
+    }
+    assert.deepEqual(await writtenRows(t.db), before, 'nothing of the refused sends was written');
+    const other = await t.call('POST', '/v1/send', { body: sendBody() });
+    assert.equal(other.json().data.status, 'sent', 'the other keys keep sending');
   });
 
   it('stores only a SHA-256 hash of each key, and lists keys masked', async () => {

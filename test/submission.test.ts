@@ -355,7 +355,7 @@ describe('SMTP submission when its self-signed certificate cannot be made', () =
       { ...t.config.submission, port: 0 },
       {
         authenticate: services.apiKeys.authenticate, rateLimiter: services.rateLimiter, limits: t.config.rateLimits, memory: services.sendMemory,
-        accept: (workspaceId, input, keyDomainId) => services.send.accept(workspaceId, input, keyDomainId, 'smtp'),
+        accept: (workspaceId, input, key) => services.send.accept(workspaceId, input, key, 'smtp'),
         // The first attempt fails (as a broken entropy source or a hostname the library refuses would); the next makes one.
         makeCertificate: async (settings, logger) => {
           made += 1;

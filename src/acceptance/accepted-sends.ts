@@ -2,7 +2,8 @@ import type { MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
 import { publishEvents } from '../events/event-path.js';
 import type { MessageEvent } from '../events/message-event.js';
 import { holdBackSuppressed } from '../services/suppressed-recipients.js';
-import type { Store } from '../repositories/index.js';
+import type { Repositories, Store } from '../repositories/index.js';
+import { UnauthorizedError } from '../errors.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import type { NewDeliveryJob } from '../repositories/messages-repository.js';
 
@@ -20,6 +21,11 @@ export interface AcceptedSend {
   job: NewDeliveryJob | null;
   events: MessageEvent[];
   /**
+   * The API key the send was made with. The write checks, in its transaction, that the key still exists:
+   * the API may have taken it from a cache (api-key-cache.ts), and a key deleted meanwhile sends nothing.
+   */
+  keyId?: string;
+  /**
    * Sends sharing a group (the items of one POST /v1/send/batch) are committed
    * together or not at all: should their shared batch fail, they are retried
    * as one transaction rather than one by one, so a client never sees half of
@@ -28,8 +34,11 @@ export interface AcceptedSend {
   group?: string;
 }
 
-/** How the write of one send ended: written (`queued`: with an outbox row, i.e. someone is left to deliver to), or failed. */
-export type SendWriteResult = { ok: true; queued: boolean } | { ok: false; error: unknown };
+/**
+ * How the write of one send ended: written (`queued`: with an outbox row, i.e. someone is left to deliver
+ * to), not written because its API key no longer exists (`keyDeleted`), or failed.
+ */
+export type SendWriteResult = { ok: true; queued: boolean } | { ok: false; keyDeleted: true } | { ok: false; error: unknown };
 
 /** Writes accepted sends durably; `write` resolves only once the send's rows are committed. */
 export interface AcceptedSendWriter {
@@ -67,8 +76,18 @@ export function settleSends(batch: PendingSend[], results: SendWriteResult[]): v
   batch.forEach((pending, i) => {
     const result: SendWriteResult = results[i] ?? { ok: false, error: new Error('write failed') };
     if (result.ok) pending.resolve({ queued: result.queued });
+    else if ('keyDeleted' in result) pending.reject(new UnauthorizedError());
     else pending.reject(result.error);
   });
+}
+
+/**
+ * The API keys of the sends that still exist, held until the transaction ends (see ApiKeysRepository.holdExisting)
+ * so that a delete cannot slip in between this check and the commit.
+ */
+async function liveKeysOf(repos: Repositories, sends: AcceptedSend[]): Promise<Set<string>> {
+  const ids = [...new Set(sends.flatMap((s) => (s.keyId === undefined ? [] : [s.keyId])))];
+  return ids.length === 0 ? new Set() : new Set(await repos.apiKeys.holdExisting(ids));
 }
 
 /**
@@ -81,13 +100,18 @@ export function settleSends(batch: PendingSend[], results: SendWriteResult[]): v
 export async function writeAcceptedSends(store: Store, sends: AcceptedSend[]): Promise<SendWriteResult[]> {
   const writeAll = (some: AcceptedSend[]) =>
     store.transaction(async (repos) => {
-      const settled = await holdBackSuppressed(repos, some);
+      const live = await liveKeysOf(repos, some);
+      const settled = await holdBackSuppressed(repos, some.filter((s) => s.keyId === undefined || live.has(s.keyId)));
       await repos.messages.insertMany(settled.map((s) => s.message));
       await repos.attachments.insertMany(settled.flatMap((s) => s.attachments ?? []));
       await repos.logs.insertMany(settled.flatMap((s) => s.entries));
       await repos.messages.enqueueDeliveries(settled.flatMap((s) => (s.job ? [s.job] : [])));
       await publishEvents(repos, settled.flatMap((s) => s.events));
-      return settled.map((s): SendWriteResult => ({ ok: true, queued: s.job !== null }));
+      const written = new Map(settled.map((s) => [s.message.id, s.job !== null]));
+      return some.map((s): SendWriteResult => {
+        const queued = written.get(s.message.id);
+        return queued === undefined ? { ok: false, keyDeleted: true } : { ok: true, queued };
+      });
     });
   const failed = (error: unknown): SendWriteResult => ({ ok: false, error: error ?? new Error('write failed') });
   try {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { MissingApiKeyError, RateLimitError, SendingOnlyKeyError, UnauthorizedError } from '../errors.js';
 import type { AuthenticatedKey } from '../services/api-key-service.js';
+import type { SendingKey } from '../services/send-service.js';
 import type { RateLimiter } from '../services/rate-limiter.js';
 import './api-dialect.js';
 
@@ -31,11 +32,17 @@ declare module 'fastify' {
     rateLimitClass?: RateLimitClass;
     /** A route outside /v1 that API keys have nothing to do with (the dashboard's pages and API). */
     withoutApiKey?: boolean;
+    /**
+     * A send route: what it does is written by the send writer, which checks in its transaction that the
+     * key still exists (accepted-sends.ts). Its key may come from the recent-keys cache (api-key-cache.ts)
+     * rather than the store.
+     */
+    keyCheckedOnWrite?: boolean;
   }
 }
 
 interface GuardDeps {
-  authenticate(key: string | undefined): Promise<AuthenticatedKey | null>;
+  authenticate(key: string | undefined, options?: { cached?: boolean }): Promise<AuthenticatedKey | null>;
   rateLimiter: RateLimiter;
   limits: Config['rateLimits'];
 }
@@ -57,7 +64,7 @@ export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
     const dialect = request.routeOptions.config?.dialect;
     const header = request.headers['x-api-key'];
     const presented = dialect ? dialect.apiKey(request) : typeof header === 'string' ? header : undefined;
-    const auth = await deps.authenticate(presented);
+    const auth = await deps.authenticate(presented, { cached: request.routeOptions.config?.keyCheckedOnWrite === true });
     const limitClass: RateLimitClass = request.routeOptions.config?.rateLimitClass ?? 'other';
     const decision = auth
       ? await deps.rateLimiter.consume(`key:${auth.keyId}:${limitClass}`, limitClass === 'send' ? deps.limits.sendPerMinute : deps.limits.otherPerMinute)
@@ -82,9 +89,9 @@ export function workspaceOf(request: FastifyRequest): string {
   return request.auth.workspaceId;
 }
 
-/** The one domain the request's key may send from, or null when it may send from any of the workspace's. */
-export function keyDomainOf(request: FastifyRequest): string | null {
-  return request.auth?.domainId ?? null;
+/** The request's key, as a send made with it needs it; null without one. */
+export function sendingKeyOf(request: FastifyRequest): SendingKey | null {
+  return request.auth ? { id: request.auth.keyId, domainId: request.auth.domainId } : null;
 }
 
 /** Marks every route the plugin `app` registers from now on as one the API-key guard leaves alone. */

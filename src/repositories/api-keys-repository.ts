@@ -6,7 +6,7 @@ import type { ApiKeysTable } from '../db/schema.js';
 export type ApiKeyRow = ApiKeysTable;
 export type ApiKeyListRow = Omit<ApiKeysTable, 'key_hash' | 'lookup_id' | 'workspace_id'>;
 
-type KeyLookupRow = Pick<ApiKeyRow, 'id' | 'workspace_id' | 'key_hash' | 'last_used_at' | 'permission' | 'domain_id'>;
+export type KeyLookupRow = Pick<ApiKeyRow, 'id' | 'workspace_id' | 'key_hash' | 'last_used_at' | 'permission' | 'domain_id'>;
 
 // Runs on every authenticated request.
 const findByLookupId = compileOnce((db: Db, lookupId: string) =>
@@ -43,6 +43,15 @@ export function createApiKeysRepository(db: Db) {
     async delete(workspaceId: string, id: string): Promise<boolean> {
       const result = await db.deleteFrom('api_keys').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
       return result.numDeletedRows > 0n;
+    },
+    /**
+     * Which of these keys exist. On PostgreSQL they are share-locked until the transaction ends, so a
+     * concurrent delete waits for it (FOR KEY SHARE: what a foreign key takes); SQLite runs one writer at a time.
+     */
+    async holdExisting(ids: string[]): Promise<string[]> {
+      const lock = storeKindOfDb(db) === 'postgres' ? sql` for key share` : sql``;
+      const { rows } = await sql<{ id: string }>`select id from api_keys where id in (${sql.join(ids)})${lock}`.execute(db);
+      return rows.map((r) => r.id);
     },
     async touch(id: string, at: string): Promise<void> {
       await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();

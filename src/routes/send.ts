@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { keyDomainOf, workspaceOf } from '../http/api-guard.js';
+import { sendingKeyOf, workspaceOf } from '../http/api-guard.js';
 import { createBodyBudget } from '../http/body-budget.js';
 import { ok } from '../http/envelope.js';
 import { SEND_BODY_LIMIT } from '../sending/send-memory.js';
@@ -92,13 +92,13 @@ export function sendBodyBudgetHooks(app: { services: Pick<Services, 'sendMemory'
 
 const sendRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const hooks = sendBodyBudgetHooks(app);
-  app.post('/v1/send', { bodyLimit: SEND_BODY_LIMIT, ...hooks, schema: SEND_SCHEMA, config: { rateLimitClass: 'send', idempotent: true } }, async (request) =>
-    ok(await app.services.send.accept(workspaceOf(request), request.body, keyDomainOf(request))),
+  app.post('/v1/send', { bodyLimit: SEND_BODY_LIMIT, ...hooks, schema: SEND_SCHEMA, config: { rateLimitClass: 'send', idempotent: true, keyCheckedOnWrite: true } }, async (request) =>
+    ok(await app.services.send.accept(workspaceOf(request), request.body, sendingKeyOf(request))),
   );
   // A top-level array, as Resend's batch route takes; its length (1–100) is the service's rule, for a clearer sentence.
   // One request of the `send` class for the rate limit, whatever the number of items.
-  app.post('/v1/send/batch', { bodyLimit: SEND_BODY_LIMIT, ...hooks, schema: SEND_BATCH_SCHEMA, config: { rateLimitClass: 'send', idempotent: true } }, async (request) =>
-    ok(await app.services.send.acceptBatch(workspaceOf(request), request.body, keyDomainOf(request))),
+  app.post('/v1/send/batch', { bodyLimit: SEND_BODY_LIMIT, ...hooks, schema: SEND_BATCH_SCHEMA, config: { rateLimitClass: 'send', idempotent: true, keyCheckedOnWrite: true } }, async (request) =>
+    ok(await app.services.send.acceptBatch(workspaceOf(request), request.body, sendingKeyOf(request))),
   );
 };
 

@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { ApiKeyPermission } from '../db/schema.js';
 import { newId, nowIso } from '../ids.js';
 import type { Repositories, Store } from '../repositories/index.js';
+import { createApiKeyCache } from './api-key-cache.js';
 
 const KEY_PREFIX = 'mr_';
 /** 256 bits of randomness, 43 base64url characters: far beyond guessing, so a fast hash is the right one to store. */
@@ -88,6 +89,7 @@ async function scopeOf(repos: Repositories, workspaceId: string, scope: ApiKeySc
 }
 
 export function createApiKeyService(store: Store) {
+  const recent = createApiKeyCache();
   return {
     create: (workspaceId: string, name: string, scope?: ApiKeyScope) => issueApiKey(store, workspaceId, name, scope),
 
@@ -107,20 +109,32 @@ export function createApiKeyService(store: Store) {
           if (fullAccess.length === 1 && fullAccess[0] === id) throw new ConflictError(LAST_FULL_ACCESS_KEY);
         }
         if (!(await repos.apiKeys.delete(workspaceId, id))) throw new NotFoundError('API key not found');
+        recent.forget(id);
         return { id, deleted: true as const };
       });
     },
 
-    /** The key's workspace, or null for a missing, malformed, unknown or deleted key. */
-    async authenticate(presented: string | undefined): Promise<AuthenticatedKey | null> {
+    /**
+     * The key's workspace, or null for a missing, malformed, unknown or deleted key. `cached`: for the send
+     * routes, whose writes check the key again, a key read lately may come from memory (api-key-cache.ts).
+     */
+    async authenticate(presented: string | undefined, { cached = false }: { cached?: boolean } = {}): Promise<AuthenticatedKey | null> {
       if (!presented || presented.length !== KEY_LENGTH || !presented.startsWith(KEY_PREFIX)) return null;
-      const row = await store.apiKeys.findByLookupId(lookupIdOf(presented));
-      if (!row) return null;
+      const lookupId = lookupIdOf(presented);
+      let row = cached ? recent.get(lookupId, Date.now()) : undefined;
+      if (!row) {
+        row = await store.apiKeys.findByLookupId(lookupId);
+        if (!row) return null;
+        recent.set(lookupId, row, Date.now());
+      }
       // The secret part is checked by comparing hashes in constant time, so response timing says nothing about it.
       if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(secretHash(presented), 'hex'))) return null;
       const now = Date.now();
       if (!row.last_used_at || now - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS) {
-        await store.apiKeys.touch(row.id, new Date(now).toISOString());
+        const at = new Date(now).toISOString();
+        await store.apiKeys.touch(row.id, at);
+        // The remembered row too, or every request within RECENT_KEY_MS would write it again.
+        row.last_used_at = at;
       }
       return { keyId: row.id, workspaceId: row.workspace_id, permission: row.permission, domainId: row.domain_id };
     },

@@ -16,6 +16,15 @@ import type { Metrics, SendWay } from '../observability/index.js';
 /** The most sends one POST /v1/send/batch may carry (DESIGN.md, "Send extensions"). */
 export const MAX_BATCH_SENDS = 100;
 
+/**
+ * The API key a send is made with, if any: `id` is checked again as the send is written (a send of a key
+ * deleted meanwhile is not written, and answers 401); `domainId`, the one domain it may send from (null: any).
+ */
+export interface SendingKey {
+  id: string;
+  domainId: string | null;
+}
+
 export interface SendResult {
   message_id: string;
   status: 'sent' | 'suppressed' | 'failed';
@@ -43,14 +52,15 @@ export function createSendService(
     senderDomains: (workspaceId: string) => sendableDomains(store.domains, config, workspaceId),
 
     /**
-     * `keyDomainId`: the one domain the caller's API key may send from (null: any); refused with 403 before anything is recorded.
+     * `key`: the caller's API key (null: the dashboard's own sends); a send from a domain the key may not
+     * send from is refused with 403 before anything is recorded.
      * `way`: how the send came in, for the metrics.
      */
-    async accept(workspaceId: string, input: SendInput, keyDomainId: string | null = null, way: SendWay = 'http'): Promise<SendResult> {
+    async accept(workspaceId: string, input: SendInput, key: SendingKey | null = null, way: SendWay = 'http'): Promise<SendResult> {
       const request = parseSendRequest(input, mailboxOptions);
-      if (keyDomainId) await checkKeyDomain(store.domains, workspaceId, keyDomainId, domainOf(request.from.address));
+      if (key?.domainId) await checkKeyDomain(store.domains, workspaceId, key.domainId, domainOf(request.from.address));
       const senderDomain = await checkSenderDomain(store.domains, config, workspaceId, domainOf(request.from.address));
-      const prepared = prepareSend(workspaceId, request, senderDomain.kind === 'refused' ? senderDomain.problem : null);
+      const prepared = prepareSend(workspaceId, request, senderDomain.kind === 'refused' ? senderDomain.problem : null, key);
       const result = settle(prepared, await writer.write(prepared.send));
       metrics?.sendsAnswered(way, [result.status]);
       return result;
@@ -64,7 +74,7 @@ export function createSendService(
      * as /v1/send does. The items' rows are committed in one transaction
      * (AcceptedSend.group). Results in request order.
      */
-    async acceptBatch(workspaceId: string, inputs: SendInput[], keyDomainId: string | null = null, way: SendWay = 'batch'): Promise<SendResult[]> {
+    async acceptBatch(workspaceId: string, inputs: SendInput[], key: SendingKey | null = null, way: SendWay = 'batch'): Promise<SendResult[]> {
       if (inputs.length < 1 || inputs.length > MAX_BATCH_SENDS) {
         throw new ValidationError(`The request body must be an array of 1 to ${MAX_BATCH_SENDS} sends (got ${inputs.length})`);
       }
@@ -87,7 +97,7 @@ export function createSendService(
         let problem = domains.get(domain);
         if (!problem) {
           problem = (async () => {
-            if (keyDomainId) await checkKeyDomain(store.domains, workspaceId, keyDomainId, domain);
+            if (key?.domainId) await checkKeyDomain(store.domains, workspaceId, key.domainId, domain);
             const check = await checkSenderDomain(store.domains, config, workspaceId, domain);
             return check.kind === 'refused' ? check.problem : null;
           })();
@@ -99,7 +109,7 @@ export function createSendService(
       for (const request of requests) problems.push(await problemOf(domainOf(request.from.address)));
 
       const group = randomUUID();
-      const prepared = requests.map((request, i) => prepareSend(workspaceId, request, problems[i] ?? null, group));
+      const prepared = requests.map((request, i) => prepareSend(workspaceId, request, problems[i] ?? null, key, group));
       // Written in one turn, so all join one writer batch; the group keeps them together should it fail.
       const written = await Promise.all(prepared.map((p) => writer.write(p.send)));
       const results = prepared.map((p, i) => settle(p, written[i]!));
@@ -122,7 +132,7 @@ interface PreparedSend {
 }
 
 /** The rows of one accepted send, built before anything is written. */
-function prepareSend(workspaceId: string, request: SendRequest, domainProblem: string | null, group?: string): PreparedSend {
+function prepareSend(workspaceId: string, request: SendRequest, domainProblem: string | null, key: SendingKey | null, group?: string): PreparedSend {
   const messageId = newId('msg');
   const now = nowIso();
   const events: MessageEvent[] = [];
@@ -185,6 +195,7 @@ function prepareSend(workspaceId: string, request: SendRequest, domainProblem: s
           updated_at: now,
         },
     events,
+    ...(key ? { keyId: key.id } : {}),
     ...(group === undefined ? {} : { group }),
   };
   return { send, problem: domainProblem };

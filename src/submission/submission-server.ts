@@ -7,7 +7,7 @@ import type { AuthenticatedKey } from '../services/api-key-service.js';
 import { parseMailbox } from '../services/email-address.js';
 import type { RateLimiter } from '../services/rate-limiter.js';
 import { MAX_RECIPIENTS, type SendInput } from '../services/send-request.js';
-import type { SendResult } from '../services/send-service.js';
+import type { SendingKey, SendResult } from '../services/send-service.js';
 import { MAX_ATTACHMENT_BYTES } from '../sending/attachments/attachment-rules.js';
 import type { ByteBudget } from '../byte-budget.js';
 import { SMALL_SEND_BYTES } from '../sending/send-memory.js';
@@ -34,7 +34,7 @@ export interface SubmissionDeps {
   authenticate(key: string): Promise<AuthenticatedKey | null>;
   rateLimiter: RateLimiter;
   limits: Config['rateLimits'];
-  accept(workspaceId: string, input: SendInput, keyDomainId: string | null): Promise<SendResult>;
+  accept(workspaceId: string, input: SendInput, key: SendingKey): Promise<SendResult>;
   /** The memory large sends may take at once, shared with the HTTP send routes (services.sendMemory). */
   memory: ByteBudget;
   /** Makes the self-signed certificate when no SUBMISSION_TLS_CERT is set (selfSignedCertificate; a test gives one that fails). */
@@ -195,7 +195,7 @@ export async function startSubmissionServer(
     };
     let result: SendResult;
     try {
-      result = await deps.accept(key.workspaceId, await sendInputFromMail(raw, envelope), key.domainId);
+      result = await deps.accept(key.workspaceId, await sendInputFromMail(raw, envelope), { id: key.keyId, domainId: key.domainId });
     } catch (error) {
       throw refusal(error, session);
     }

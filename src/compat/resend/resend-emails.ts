@@ -1,5 +1,6 @@
 import { ForbiddenError } from '../../errors.js';
 import type { Services } from '../../services/index.js';
+import type { SendingKey } from '../../services/send-service.js';
 import { emailView, type ResendEmailView } from './email-view.js';
 import { inResendTerms, toSendInput, type ResendEmail } from './email-request.js';
 
@@ -28,8 +29,8 @@ export function createResendEmails(services: Pick<Services, 'send' | 'messages' 
      * A sender domain that may not send is a `failed` send under /v1 (recorded, 200); Resend refuses such
      * a send with 403 `validation_error`, so this answers that, the failed send staying in the log.
      */
-    async send(workspaceId: string, email: ResendEmail, keyDomainId: string | null): Promise<{ id: string }> {
-      const result = await speakingResend(() => services.send.accept(workspaceId, toSendInput(email), keyDomainId, 'resend'));
+    async send(workspaceId: string, email: ResendEmail, key: SendingKey | null): Promise<{ id: string }> {
+      const result = await speakingResend(() => services.send.accept(workspaceId, toSendInput(email), key, 'resend'));
       if (result.status === 'failed') throw new ForbiddenError(result.error ?? 'The sender domain may not send');
       return { id: result.message_id };
     },
@@ -39,8 +40,8 @@ export function createResendEmails(services: Pick<Services, 'send' | 'messages' 
      * `failed`, as /v1 does, and listed in Resend's permissive `errors` (by index) whichever mode the
      * client asked for: the other items were sent, so refusing the whole batch would mislead a retry.
      */
-    async batch(workspaceId: string, emails: ResendEmail[], keyDomainId: string | null): Promise<{ data: { id: string }[]; errors?: BatchItemError[] }> {
-      const results = await speakingResend(() => services.send.acceptBatch(workspaceId, emails.map(toSendInput), keyDomainId, 'resend'));
+    async batch(workspaceId: string, emails: ResendEmail[], key: SendingKey | null): Promise<{ data: { id: string }[]; errors?: BatchItemError[] }> {
+      const results = await speakingResend(() => services.send.acceptBatch(workspaceId, emails.map(toSendInput), key, 'resend'));
       const errors = results.flatMap((result, index) => (result.status === 'failed' ? [{ index, message: result.error ?? 'The sender domain may not send' }] : []));
       const data = results.filter((result) => result.status !== 'failed').map((result) => ({ id: result.message_id }));
       return errors.length > 0 ? { data, errors } : { data };
