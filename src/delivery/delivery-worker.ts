@@ -24,7 +24,7 @@ import type { Metrics } from '../observability/index.js';
  * moves through a long burst; small, so that the burst is what the machine works on.
  */
 const YIELDING_SHARE = 1 / 4;
-const YIELDING_CLAIM_EVERY_MS = 100;
+const YIELDING_CLAIM_EVERY_MS = 250;
 
 export interface DeliveryWorkerOptions {
   store: Store;

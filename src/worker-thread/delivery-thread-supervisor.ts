@@ -110,7 +110,8 @@ export function startDeliveryThread(options: DeliveryThreadOptions): DeliveryThr
 
   return {
     wake() {
-      if (wakePending) return;
+      // While the API is busy the worker claims on its own slow schedule, and a wake would only stir it.
+      if (wakePending || apiLoad.busy()) return;
       wakePending = true;
       setImmediate(() => {
         wakePending = false;
