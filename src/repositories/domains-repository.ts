@@ -1,8 +1,14 @@
 import type { Db } from '../db/database.js';
 import type { DomainsTable } from '../db/schema.js';
+import { compileOnce } from '../db/compiled-query.js';
 
 export type DomainRow = DomainsTable;
 export type DomainVerificationUpdate = Pick<DomainRow, 'status' | 'verification_error' | 'verified_at' | 'last_checked_at'>;
+
+// Every send from a domain of the workspace's looks its domain up (sender-domain.ts): built once.
+const findByName = compileOnce((db: Db, workspaceId: string, domain: string) =>
+  db.selectFrom('domains').selectAll().where('workspace_id', '=', workspaceId).where('domain', '=', domain),
+);
 
 export function createDomainsRepository(db: Db) {
   return {
@@ -16,12 +22,7 @@ export function createDomainsRepository(db: Db) {
       return db.selectFrom('domains').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
     },
     async findByName(workspaceId: string, domain: string): Promise<DomainRow | undefined> {
-      return db
-        .selectFrom('domains')
-        .selectAll()
-        .where('workspace_id', '=', workspaceId)
-        .where('domain', '=', domain)
-        .executeTakeFirst();
+      return (await findByName(db, workspaceId, domain))[0];
     },
     async updateVerification(id: string, update: DomainVerificationUpdate): Promise<void> {
       await db.updateTable('domains').set(update).where('id', '=', id).execute();
