@@ -74,6 +74,32 @@ describe('POST /v1/send', () => {
     assert.equal(res.json().data.error, 'Sender domain pending.example is not verified; publish its DNS records and verify it first');
   });
 
+  // A single send may take its sender domain's verification from memory (send-service.ts): the write checks it again.
+  it('writes a send failed, with why, once its domain stops being verified or is deleted, though this process remembers it verified', async () => {
+    const now = new Date().toISOString();
+    await t.store.domains.insert({
+      id: 'dom_remembered', workspace_id: t.workspaceId, domain: 'remembered.example', status: 'verified', dkim_selector: 's', dkim_private_key: 'x', dkim_public_key: 'y',
+      return_path_domain: 'mr-bounces.remembered.example', verification_error: null, created_at: now, verified_at: now, last_checked_at: now,
+    });
+    const send = async () => (await t.call('POST', '/v1/send', { body: sendBody({ from_email: 'hello@remembered.example' }) })).json().data;
+    const first = await send();
+    assert.equal(first.status, 'sent');
+    const messagesBefore = (await writtenRows(t.db)).messages!;
+
+    // Changed in the store, as the domain checker or another process would: this process is not told.
+    await t.store.domains.updateVerification('dom_remembered', { status: 'failed', verification_error: 'DKIM record missing', verified_at: null, last_checked_at: now });
+    const unverified = await send();
+    assert.deepEqual([unverified.status, unverified.error], ['failed', 'Sender domain remembered.example is not verified; publish its DNS records and verify it first']);
+    const entry = await t.store.logs.findSendEntry(unverified.message_id, 'user@example.com');
+    assert.deepEqual([entry?.status, entry?.error], ['failed', unverified.error]);
+    assert.equal(await t.store.messages.findJobByMessage(unverified.message_id), undefined, 'nothing queued for delivery');
+    assert.equal((await writtenRows(t.db)).messages, messagesBefore + 1, 'the refused write left nothing behind: one message for the one send');
+
+    await t.db.deleteFrom('domains').where('id', '=', 'dom_remembered').execute();
+    const deleted = await send();
+    assert.deepEqual([deleted.status, deleted.error], ['failed', 'Sender domain remembered.example is not a domain of this workspace; add and verify it first']);
+  });
+
   it('answers suppressed when every recipient is suppressed, sent when only some are', async () => {
     for (const email of ['blocked@example.com', 'gone@example.com']) {
       await t.store.suppressions.add({ workspace_id: t.workspaceId, email, reason: 'hard_bounce', source_message_id: null, created_at: new Date().toISOString() });

@@ -26,6 +26,12 @@ export interface AcceptedSend {
    */
   keyId?: string;
   /**
+   * A sender domain the API took as verified from memory (send-service.ts). The write checks that it
+   * still is, and writes nothing of a send whose domain is not: the service reads the domain again and
+   * writes the send `failed`, with the reason.
+   */
+  senderDomainId?: string;
+  /**
    * Sends sharing a group (the items of one POST /v1/send/batch) are committed
    * together or not at all: should their shared batch fail, they are retried
    * as one transaction rather than one by one, so a client never sees half of
@@ -36,9 +42,17 @@ export interface AcceptedSend {
 
 /**
  * How the write of one send ended: written (`queued`: with an outbox row, i.e. someone is left to deliver
- * to), not written because its API key no longer exists (`keyDeleted`), or failed.
+ * to), not written because its API key no longer exists or its remembered sender domain is no longer
+ * verified (`refused`), or failed.
  */
-export type SendWriteResult = { ok: true; queued: boolean } | { ok: false; keyDeleted: true } | { ok: false; error: unknown };
+export type SendWriteResult = { ok: true; queued: boolean } | { ok: false; refused: 'key' | 'sender-domain' } | { ok: false; error: unknown };
+
+/** A send not written because the sender domain the API remembered as verified is no longer (AcceptedSend.senderDomainId). */
+export class SenderDomainChangedError extends Error {
+  constructor() {
+    super('The sender domain is no longer verified');
+  }
+}
 
 /** Writes accepted sends durably; `write` resolves only once the send's rows are committed. */
 export interface AcceptedSendWriter {
@@ -76,18 +90,27 @@ export function settleSends(batch: PendingSend[], results: SendWriteResult[]): v
   batch.forEach((pending, i) => {
     const result: SendWriteResult = results[i] ?? { ok: false, error: new Error('write failed') };
     if (result.ok) pending.resolve({ queued: result.queued });
-    else if ('keyDeleted' in result) pending.reject(new UnauthorizedError());
+    else if ('refused' in result) pending.reject(result.refused === 'key' ? new UnauthorizedError() : new SenderDomainChangedError());
     else pending.reject(result.error);
   });
 }
 
 /**
- * The API keys of the sends that still exist, held until the transaction ends (see ApiKeysRepository.holdExisting)
- * so that a delete cannot slip in between this check and the commit.
+ * Why a send may not be written any more, or null: its API key deleted, or the sender domain the API
+ * remembered as verified no longer so. Both are held until the transaction ends (the repositories'
+ * holdExisting and holdVerified), so that a change cannot slip in between this check and the commit.
  */
-async function liveKeysOf(repos: Repositories, sends: AcceptedSend[]): Promise<Set<string>> {
-  const ids = [...new Set(sends.flatMap((s) => (s.keyId === undefined ? [] : [s.keyId])))];
-  return ids.length === 0 ? new Set() : new Set(await repos.apiKeys.holdExisting(ids));
+async function refusalsOf(repos: Repositories, sends: AcceptedSend[]): Promise<(send: AcceptedSend) => 'key' | 'sender-domain' | null> {
+  const idsOf = (pick: (s: AcceptedSend) => string | undefined) => [...new Set(sends.flatMap((s) => pick(s) ?? []))];
+  const keyIds = idsOf((s) => s.keyId);
+  const domainIds = idsOf((s) => s.senderDomainId);
+  const liveKeys = new Set(keyIds.length === 0 ? [] : await repos.apiKeys.holdExisting(keyIds));
+  const verified = new Set(domainIds.length === 0 ? [] : await repos.domains.holdVerified(domainIds));
+  return (s) => {
+    if (s.keyId !== undefined && !liveKeys.has(s.keyId)) return 'key';
+    if (s.senderDomainId !== undefined && !verified.has(s.senderDomainId)) return 'sender-domain';
+    return null;
+  };
 }
 
 /**
@@ -100,8 +123,8 @@ async function liveKeysOf(repos: Repositories, sends: AcceptedSend[]): Promise<S
 export async function writeAcceptedSends(store: Store, sends: AcceptedSend[]): Promise<SendWriteResult[]> {
   const writeAll = (some: AcceptedSend[]) =>
     store.transaction(async (repos) => {
-      const live = await liveKeysOf(repos, some);
-      const settled = await holdBackSuppressed(repos, some.filter((s) => s.keyId === undefined || live.has(s.keyId)));
+      const refusal = await refusalsOf(repos, some);
+      const settled = await holdBackSuppressed(repos, some.filter((s) => refusal(s) === null));
       await repos.messages.insertMany(settled.map((s) => s.message));
       await repos.attachments.insertMany(settled.flatMap((s) => s.attachments ?? []));
       await repos.logs.insertMany(settled.flatMap((s) => s.entries));
@@ -110,7 +133,7 @@ export async function writeAcceptedSends(store: Store, sends: AcceptedSend[]): P
       const written = new Map(settled.map((s) => [s.message.id, s.job !== null]));
       return some.map((s): SendWriteResult => {
         const queued = written.get(s.message.id);
-        return queued === undefined ? { ok: false, keyDeleted: true } : { ok: true, queued };
+        return queued === undefined ? { ok: false, refused: refusal(s)! } : { ok: true, queued };
       });
     });
   const failed = (error: unknown): SendWriteResult => ({ ok: false, error: error ?? new Error('write failed') });

@@ -23,7 +23,7 @@ export type SendWriterReply =
 
 /** Errors cross threads by structured clone: keep them to what survives it. */
 function cloneable(result: SendWriteResult): SendWriteResult {
-  if (result.ok || 'keyDeleted' in result) return result;
+  if (result.ok || 'refused' in result) return result;
   const { error } = result;
   return { ok: false, error: error instanceof Error ? new Error(error.message) : new Error(String(error)) };
 }

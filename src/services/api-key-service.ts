@@ -133,7 +133,7 @@ export function createApiKeyService(store: Store) {
       if (!row.last_used_at || now - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS) {
         const at = new Date(now).toISOString();
         await store.apiKeys.touch(row.id, at);
-        // The remembered row too, or every request within RECENT_KEY_MS would write it again.
+        // The remembered row too, or every request within RECENT_MS would write it again.
         row.last_used_at = at;
       }
       return { keyId: row.id, workspaceId: row.workspace_id, permission: row.permission, domainId: row.domain_id };

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import { newId, nowIso } from '../ids.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
-import type { AcceptedSend, AcceptedSendWriter } from '../acceptance/accepted-sends.js';
+import { SenderDomainChangedError, type AcceptedSend, type AcceptedSendWriter } from '../acceptance/accepted-sends.js';
+import { createRecentCache } from './recent-cache.js';
 import { ValidationError } from '../errors.js';
 import { ATTACHMENT_LIMIT, attachmentRows, MAX_ATTACHMENT_BYTES, megabytes } from '../sending/attachments/attachment-rules.js';
 import type { Store } from '../repositories/index.js';
@@ -41,6 +42,27 @@ export function createSendService(
 ) {
   // A non-ASCII local part needs SMTPUTF8 on the way out: the sandbox keeps mail here, a relay must be declared to take it.
   const mailboxOptions = { utf8LocalPart: config.provider === 'sandbox' || (config.provider === 'smtp' && config.smtpUtf8) };
+  // Sender domains found verified lately, by workspace and name: their row's id (recent-cache.ts). A single
+  // send takes its domain from here, and the write checks it is still verified (AcceptedSend.senderDomainId).
+  const verifiedDomains = createRecentCache<string>();
+
+  /** Why `domain` may not send for the workspace now (null: it may), and the id of its row when memory said so. */
+  async function senderDomainOf(workspaceId: string, domain: string, fromMemory: boolean): Promise<{ problem: string | null; rememberedId?: string }> {
+    const cacheKey = `${workspaceId}\0${domain}`;
+    const rememberedId = fromMemory ? verifiedDomains.get(cacheKey, Date.now()) : undefined;
+    if (rememberedId) return { problem: null, rememberedId };
+    const check = await checkSenderDomain(store.domains, config, workspaceId, domain);
+    if (check.kind === 'verified') verifiedDomains.set(cacheKey, check.row.id, Date.now());
+    return { problem: check.kind === 'refused' ? check.problem : null };
+  }
+
+  /** One send checked and written; the sender domain from memory when `fromMemory`. */
+  async function acceptOne(workspaceId: string, request: SendRequest, key: SendingKey | null, fromMemory: boolean): Promise<SendResult> {
+    const sender = await senderDomainOf(workspaceId, domainOf(request.from.address), fromMemory);
+    const prepared = prepareSend(workspaceId, request, sender.problem, key, { senderDomainId: sender.rememberedId });
+    return settle(prepared, await writer.write(prepared.send));
+  }
+
   return {
     /**
      * Validates a send and records it durably before answering: the message, one
@@ -59,9 +81,14 @@ export function createSendService(
     async accept(workspaceId: string, input: SendInput, key: SendingKey | null = null, way: SendWay = 'http'): Promise<SendResult> {
       const request = parseSendRequest(input, mailboxOptions);
       if (key?.domainId) await checkKeyDomain(store.domains, workspaceId, key.domainId, domainOf(request.from.address));
-      const senderDomain = await checkSenderDomain(store.domains, config, workspaceId, domainOf(request.from.address));
-      const prepared = prepareSend(workspaceId, request, senderDomain.kind === 'refused' ? senderDomain.problem : null, key);
-      const result = settle(prepared, await writer.write(prepared.send));
+      let result: SendResult;
+      try {
+        result = await acceptOne(workspaceId, request, key, true);
+      } catch (error) {
+        // The domain memory said verified no longer is: read again, the send is written as what it is now (`failed`, with why).
+        if (!(error instanceof SenderDomainChangedError)) throw error;
+        result = await acceptOne(workspaceId, request, key, false);
+      }
       metrics?.sendsAnswered(way, [result.status]);
       return result;
     },
@@ -109,7 +136,7 @@ export function createSendService(
       for (const request of requests) problems.push(await problemOf(domainOf(request.from.address)));
 
       const group = randomUUID();
-      const prepared = requests.map((request, i) => prepareSend(workspaceId, request, problems[i] ?? null, key, group));
+      const prepared = requests.map((request, i) => prepareSend(workspaceId, request, problems[i] ?? null, key, { group }));
       // Written in one turn, so all join one writer batch; the group keeps them together should it fail.
       const written = await Promise.all(prepared.map((p) => writer.write(p.send)));
       const results = prepared.map((p, i) => settle(p, written[i]!));
@@ -132,7 +159,13 @@ interface PreparedSend {
 }
 
 /** The rows of one accepted send, built before anything is written. */
-function prepareSend(workspaceId: string, request: SendRequest, domainProblem: string | null, key: SendingKey | null, group?: string): PreparedSend {
+function prepareSend(
+  workspaceId: string,
+  request: SendRequest,
+  domainProblem: string | null,
+  key: SendingKey | null,
+  { group, senderDomainId }: Pick<AcceptedSend, 'group' | 'senderDomainId'> = {},
+): PreparedSend {
   const messageId = newId('msg');
   const now = nowIso();
   const events: MessageEvent[] = [];
@@ -196,6 +229,7 @@ function prepareSend(workspaceId: string, request: SendRequest, domainProblem: s
         },
     events,
     ...(key ? { keyId: key.id } : {}),
+    ...(senderDomainId === undefined ? {} : { senderDomainId }),
     ...(group === undefined ? {} : { group }),
   };
   return { send, problem: domainProblem };
