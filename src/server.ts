@@ -164,9 +164,10 @@ export async function startServer(config: Config): Promise<App> {
     const app = await buildApp({ config: runtime.config, services: runtime.services });
     // The delivery thread starts its stop with serve's (its deliveries in flight need the time), not after the HTTP drain.
     app.addHook('preClose', async () => void deliveryThread?.stop());
+    const letGoOfConnections = closeConnectionsOnceIdle(app.server);
+    app.addHook('preClose', async () => letGoOfConnections());
     app.addHook('onClose', () => Promise.all([deliveryThread?.stop(), runtime.close()]));
     await listenForMetrics(app, config, runtime.metrics);
-    closeConnectionsOnceIdle(app.server);
     // The first run: nobody can sign in yet, so the log holds the way in (people/setup-service.ts). Issued
     // before listening: nothing may be awaited between "listening" and the caller's signal handlers, or a
     // SIGTERM in that gap (a slow store) would end the process without a clean stop.
