@@ -22,7 +22,7 @@ export interface AcceptedSend {
   events: MessageEvent[];
   /**
    * The API key the send was made with. The write checks, in its transaction, that the key still exists:
-   * the API may have taken it from a cache (api-key-cache.ts), and a key deleted meanwhile sends nothing.
+   * the API may have taken it from a cache (api-key-service.ts), and a key deleted meanwhile sends nothing.
    */
   keyId?: string;
   /**

@@ -34,7 +34,7 @@ declare module 'fastify' {
     withoutApiKey?: boolean;
     /**
      * A send route: what it does is written by the send writer, which checks in its transaction that the
-     * key still exists (accepted-sends.ts). Its key may come from the recent-keys cache (api-key-cache.ts)
+     * key still exists (accepted-sends.ts). Its key may come from the recent-keys cache (api-key-service.ts)
      * rather than the store.
      */
     keyCheckedOnWrite?: boolean;

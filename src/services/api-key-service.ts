@@ -4,7 +4,8 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { ApiKeyPermission } from '../db/schema.js';
 import { newId, nowIso } from '../ids.js';
 import type { Repositories, Store } from '../repositories/index.js';
-import { createApiKeyCache } from './api-key-cache.js';
+import type { KeyLookupRow } from '../repositories/api-keys-repository.js';
+import { createRecentCache } from './recent-cache.js';
 
 const KEY_PREFIX = 'mr_';
 /** 256 bits of randomness, 43 base64url characters: far beyond guessing, so a fast hash is the right one to store. */
@@ -89,7 +90,14 @@ async function scopeOf(repos: Repositories, workspaceId: string, scope: ApiKeySc
 }
 
 export function createApiKeyService(store: Store) {
-  const recent = createApiKeyCache();
+  /**
+   * The keys read lately, by lookup id, for the send routes alone: safe there because the send writer checks
+   * the key again in the transaction that writes the send (accepted-sends.ts), so a send made with a key
+   * deleted meanwhile, by this process or any other, is not written and answers 401. What else a send route
+   * may do with a deleted key (answer a validation error, replay an idempotent answer) lasts RECENT_MS at
+   * most, and not at all after a delete through this process. Every other route looks its key up each time.
+   */
+  const recent = createRecentCache<KeyLookupRow>();
   return {
     create: (workspaceId: string, name: string, scope?: ApiKeyScope) => issueApiKey(store, workspaceId, name, scope),
 
@@ -109,27 +117,27 @@ export function createApiKeyService(store: Store) {
           if (fullAccess.length === 1 && fullAccess[0] === id) throw new ConflictError(LAST_FULL_ACCESS_KEY);
         }
         if (!(await repos.apiKeys.delete(workspaceId, id))) throw new NotFoundError('API key not found');
-        recent.forget(id);
+        recent.forget((row) => row.id === id);
         return { id, deleted: true as const };
       });
     },
 
     /**
      * The key's workspace, or null for a missing, malformed, unknown or deleted key. `cached`: for the send
-     * routes, whose writes check the key again, a key read lately may come from memory (api-key-cache.ts).
+     * routes, whose writes check the key again, a key read lately may come from memory (`recent` above).
      */
     async authenticate(presented: string | undefined, { cached = false }: { cached?: boolean } = {}): Promise<AuthenticatedKey | null> {
       if (!presented || presented.length !== KEY_LENGTH || !presented.startsWith(KEY_PREFIX)) return null;
       const lookupId = lookupIdOf(presented);
-      let row = cached ? recent.get(lookupId, Date.now()) : undefined;
+      const now = Date.now();
+      let row = cached ? recent.get(lookupId, now) : undefined;
       if (!row) {
         row = await store.apiKeys.findByLookupId(lookupId);
         if (!row) return null;
-        recent.set(lookupId, row, Date.now());
+        recent.set(lookupId, row, now);
       }
       // The secret part is checked by comparing hashes in constant time, so response timing says nothing about it.
       if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(secretHash(presented), 'hex'))) return null;
-      const now = Date.now();
       if (!row.last_used_at || now - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS) {
         const at = new Date(now).toISOString();
         await store.apiKeys.touch(row.id, at);

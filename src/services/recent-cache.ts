@@ -9,7 +9,7 @@ const RECENT_ENTRIES = 1_000;
  * (on SQLite a read whose page cache the writer's last commit had dropped, on
  * PostgreSQL a round trip). Only where what is remembered is checked again in
  * the transaction that writes the send (accepted-sends.ts): the API key
- * (api-key-cache.ts) and the sender domain's verification (send-service.ts).
+ * (api-key-service.ts) and the sender domain's verification (send-service.ts).
  */
 export function createRecentCache<V>() {
   const entries = new Map<string, { value: V; until: number }>();

@@ -64,16 +64,14 @@ export function createSendService(
   }
 
   return {
+    /** The domains this workspace may send from now (sender-domain.ts). */
+    senderDomains: (workspaceId: string) => sendableDomains(store.domains, config, workspaceId),
+
     /**
      * Validates a send and records it durably before answering: the message, one
      * `send` log entry per recipient and, if anyone is to receive it, the outbox
      * row the delivery worker claims, all in one transaction (shared with the
      * sends accepted at the same moment, see accepted-send-writer.ts).
-     */
-    /** The domains this workspace may send from now (sender-domain.ts). */
-    senderDomains: (workspaceId: string) => sendableDomains(store.domains, config, workspaceId),
-
-    /**
      * `key`: the caller's API key (null: the dashboard's own sends); a send from a domain the key may not
      * send from is refused with 403 before anything is recorded.
      * `way`: how the send came in, for the metrics.
@@ -125,8 +123,7 @@ export function createSendService(
         if (!problem) {
           problem = (async () => {
             if (key?.domainId) await checkKeyDomain(store.domains, workspaceId, key.domainId, domain);
-            const check = await checkSenderDomain(store.domains, config, workspaceId, domain);
-            return check.kind === 'refused' ? check.problem : null;
+            return (await senderDomainOf(workspaceId, domain, false)).problem;
           })();
           domains.set(domain, problem);
         }
