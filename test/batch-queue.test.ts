@@ -70,4 +70,34 @@ describe('batch queue', () => {
     await firstFlush;
     assert.deepEqual(batches, [[1, 2, 3]], 'three turns, one batch, long before the linger ran out');
   });
+
+  it('with concurrency 2, starts a second batch while the first is held, and holds a third until one ends', async () => {
+    const started: number[][] = [];
+    const releases: (() => void)[] = [];
+    const push = createBatchQueue<number>(
+      async (batch) => {
+        started.push(batch);
+        await new Promise<void>((resolve) => releases.push(resolve));
+      },
+      () => assert.fail('no batch fails here'),
+      { concurrency: 2 },
+    );
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    [1, 2].forEach(push);
+    await turn();
+    [3, 4].forEach(push);
+    await turn();
+    assert.deepEqual(started, [[1, 2], [3, 4]], 'the second lane took the next turn\'s items while the first batch was held');
+    [5, 6].forEach(push);
+    await turn();
+    [7].forEach(push);
+    await turn();
+    assert.equal(started.length, 2, 'both lanes busy: the items wait');
+    releases[1]!();
+    await turn();
+    assert.deepEqual(started, [[1, 2], [3, 4], [5, 6, 7]], 'the first batch to end took everything that waited, as one batch');
+    releases[0]!();
+    releases[2]!();
+  });
 });
+

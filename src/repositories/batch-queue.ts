@@ -10,43 +10,54 @@
  * With `lingerMs`, the first item waits that long for company instead of one
  * turn, unless `maxBatch` items gather first: for items that trickle in from
  * separate events (outcomes of hand-overs), where a turn gathers one at most.
+ *
+ * With `concurrency` above 1, that many batches may be processed at once: items
+ * that queue while one is in flight start the next batch at the end of their
+ * turn if a lane is free, and otherwise wait for the first batch that ends.
  */
 export function createBatchQueue<T>(
   process: (batch: T[]) => Promise<void>,
   onError: (error: unknown, batch: T[]) => void,
-  { lingerMs, maxBatch = Infinity }: { lingerMs?: number; maxBatch?: number } = {},
+  { lingerMs, maxBatch = Infinity, concurrency = 1 }: { lingerMs?: number; maxBatch?: number; concurrency?: number } = {},
 ): (item: T) => void {
   let queue: T[] = [];
-  let scheduled = false;
-  let draining = false;
-  let linger: NodeJS.Timeout | undefined;
+  let running = 0;
+  let flush: NodeJS.Immediate | NodeJS.Timeout | undefined;
 
-  async function drain(): Promise<void> {
-    clearTimeout(linger);
-    draining = true;
-    while (queue.length > 0) {
-      const batch = queue;
-      queue = [];
+  function cancelFlush(): void {
+    if (flush === undefined) return;
+    if (lingerMs === undefined) clearImmediate(flush as NodeJS.Immediate);
+    else clearTimeout(flush as NodeJS.Timeout);
+    flush = undefined;
+  }
+
+  function start(): void {
+    cancelFlush();
+    const batch = queue;
+    queue = [];
+    running++;
+    void (async () => {
       try {
         await process(batch);
       } catch (error) {
         onError(error, batch);
       }
-    }
-    draining = false;
-    scheduled = false;
+      running--;
+      // What queued meanwhile has waited for this batch already: it goes now.
+      if (queue.length > 0 && running < concurrency) start();
+    })();
   }
 
   return (item) => {
     queue.push(item);
-    if (!scheduled) {
-      scheduled = true;
+    // Every lane busy: the first batch to end takes it.
+    if (running >= concurrency) return;
+    if (flush === undefined) {
       // setImmediate, not a microtask: with a synchronous driver a whole
       // transaction completes in microtasks, and nothing else would ever queue.
-      if (lingerMs === undefined) setImmediate(() => void drain());
-      else linger = setTimeout(() => void drain(), lingerMs);
-    } else if (!draining && queue.length >= maxBatch) {
-      void drain();
+      flush = lingerMs === undefined ? setImmediate(start) : setTimeout(start, lingerMs);
+    } else if (queue.length >= maxBatch) {
+      start();
     }
   };
 }
