@@ -115,7 +115,8 @@ async function refusalsOf(repos: Repositories, sends: AcceptedSend[]): Promise<(
 
 /**
  * Writes a batch of sends in one transaction: recipients on the suppression
- * list held back (see holdBackSuppressed), then one multi-row INSERT per table
+ * list held back (see holdBackSuppressed), then multi-row INSERTs (messages,
+ * outbox rows and log entries in one statement on PostgreSQL: insertTogether)
  * and one commit for the batch. If that fails, each send (or group of sends,
  * see AcceptedSend.group) is written alone, so one bad send cannot fail its
  * neighbours. Answers for each send, in order.
@@ -125,10 +126,10 @@ export async function writeAcceptedSends(store: Store, sends: AcceptedSend[]): P
     store.transaction(async (repos) => {
       const refusal = await refusalsOf(repos, some);
       const settled = await holdBackSuppressed(repos, some.filter((s) => refusal(s) === null));
-      await repos.messages.insertMany(settled.map((s) => s.message));
+      // Messages, outbox rows and log entries: one statement on PostgreSQL (insertTogether).
+      const rows = repos.messages.acceptedParts(settled.map((s) => s.message), settled.flatMap((s) => (s.job ? [s.job] : [])));
+      await repos.logs.insertMany(settled.flatMap((s) => s.entries), rows);
       await repos.attachments.insertMany(settled.flatMap((s) => s.attachments ?? []));
-      await repos.logs.insertMany(settled.flatMap((s) => s.entries));
-      await repos.messages.enqueueDeliveries(settled.flatMap((s) => (s.job ? [s.job] : [])));
       await publishEvents(repos, settled.flatMap((s) => s.events));
       const written = new Map(settled.map((s) => [s.message.id, s.job !== null]));
       return some.map((s): SendWriteResult => {

@@ -2,7 +2,7 @@ import type { Db } from '../db/database.js';
 import type { LogCountersTable, LogEntriesTable, LogEntryTagsTable, LogHourlyCountsTable, LogStatus, LogType } from '../db/schema.js';
 import { countColumnOf, LOG_COUNT_COLUMNS, type LogCountColumn } from './log-count-columns.js';
 import { compileOnce } from '../db/compiled-query.js';
-import { bulkInsert } from './bulk-insert.js';
+import { bulkInsert, insertTogether, type InsertPart } from './bulk-insert.js';
 import { tagPairs } from '../sending/tags.js';
 
 export type LogEntryRow = LogEntriesTable;
@@ -106,9 +106,12 @@ export type CounterDeltas = ReturnType<typeof createCounterDeltas>;
  */
 export function createLogsRepository(db: Db, pending?: CounterDeltas) {
   return {
-    /** Inserts entries (of any workspaces), their tag filter's rows, and counts them. Call inside a transaction. */
-    async insertMany(entries: LogEntryRow[]): Promise<void> {
-      await insertEntries(db, entries);
+    /**
+     * Inserts entries (of any workspaces), their tag filter's rows, and counts them. Call inside a transaction.
+     * `alongside`: other tables' rows, inserted before the entries and, on PostgreSQL, in the same statement.
+     */
+    async insertMany(entries: LogEntryRow[], alongside: InsertPart[] = []): Promise<void> {
+      await insertTogether(db, [...alongside, insertEntries.part(entries)]);
       await insertTags(db, tagRowsOf(entries));
       const counts = pending ?? createCounterDeltas();
       for (const { workspace_id, type, status, created_at } of entries) counts.add(workspace_id, type, status, 1, created_at);

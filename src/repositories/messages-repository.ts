@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { DeliveryJobsTable, MessagesTable } from '../db/schema.js';
-import { bulkInsert } from './bulk-insert.js';
+import { bulkInsert, type InsertPart } from './bulk-insert.js';
 
 export type NewDeliveryJob = Omit<DeliveryJobsTable, 'attempts' | 'pending_recipients'>;
 
@@ -21,6 +21,10 @@ export function createMessagesRepository(db: Db) {
     },
     async enqueueDeliveries(rows: NewDeliveryJob[]): Promise<void> {
       await insertJobs(db, rows);
+    },
+    /** Messages and their outbox rows, in that order, to insert with another table's rows (insertTogether). */
+    acceptedParts(messages: MessagesTable[], jobs: NewDeliveryJob[]): InsertPart[] {
+      return [insertMessages.part(messages), insertJobs.part(jobs)];
     },
     async find(id: string): Promise<MessagesTable | undefined> {
       return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();

@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { storeKindOfDb } from '../src/db/database.js';
+import { acceptedSend } from './helpers/accepted-send.js';
+import { createTestApp, type TestApp } from './helpers/test-app.js';
+
+type Send = ReturnType<typeof acceptedSend>;
+
+// The accepted-send path inserts messages, outbox rows and log entries together (bulk-insert.ts,
+// insertTogether): one statement on PostgreSQL, table by table on SQLite and past the size limits.
+describe('messages, outbox rows and log entries inserted together', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+  });
+  after(() => t.close());
+
+  const count = async (table: 'messages' | 'delivery_jobs' | 'log_entries', sends: Send[]) =>
+    Number(
+      (await t.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where(table === 'messages' ? 'id' : ('message_id' as never), 'in', sends.map((s) => s.message.id))
+        .executeTakeFirstOrThrow()).n,
+    );
+  const partsOf = (sends: Send[]) => t.store.messages.acceptedParts(sends.map((s) => s.message), sends.flatMap((s) => (s.job ? [s.job] : [])));
+
+  it("writes every row of every table, for a few sends and for a batch past one statement's limits", async () => {
+    for (const [sendCount, recipients] of [[3, 2], [300, 3]] as const) {
+      const sends = Array.from({ length: sendCount }, () => acceptedSend(t.workspaceId, recipients));
+      await t.store.transaction((repos) => repos.logs.insertMany(sends.flatMap((s) => s.entries), partsOf(sends)));
+      assert.equal(await count('messages', sends), sendCount);
+      assert.equal(await count('delivery_jobs', sends), sendCount);
+      assert.equal(await count('log_entries', sends), sendCount * recipients);
+    }
+  });
+
+  it('is all or nothing: an outbox row for a message not there fails it, and no message or entry stays', async () => {
+    const sends = [acceptedSend(t.workspaceId, 1), acceptedSend(t.workspaceId, 1)];
+    sends[1]!.job!.message_id = 'msg_not_there';
+    const entries = sends.flatMap((s) => s.entries);
+    if (storeKindOfDb(t.db) === 'postgres') {
+      // Outside any transaction: only one statement makes the three inserts all or nothing.
+      await assert.rejects(t.store.logs.insertMany(entries, partsOf(sends)), /foreign key/);
+    } else {
+      // SQLite inserts table by table: the caller's transaction makes it all or nothing.
+      await assert.rejects(t.store.transaction((repos) => repos.logs.insertMany(entries, partsOf(sends))), /FOREIGN KEY/);
+    }
+    assert.equal(await count('messages', sends), 0);
+    assert.equal(await count('log_entries', sends), 0);
+  });
+});
