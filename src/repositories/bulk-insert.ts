@@ -31,14 +31,16 @@ export function powerOfTwoChunks<T>(rows: T[]): T[][] {
  */
 export function bulkInsert<T extends keyof Database & string, C extends keyof Database[T] & string>(table: T, columns: readonly C[]) {
   type Row = { [K in C]: Database[T][K] };
+  /** The rows' values in `columns` order, row after row: how every INSERT here binds them. */
+  const valuesOf = (rows: Row[]): unknown[] => {
+    const values: unknown[] = [];
+    for (const row of rows) for (const column of columns) values.push(row[column]);
+    return values;
+  };
   const insertChunk = compileOnce(
     // Key order decides Kysely's column order: rebuild each row in `columns` order.
     (db: Db, rows: Row[]) => db.insertInto(table).values(rows.map((row) => Object.fromEntries(columns.map((c) => [c, row[c]]))) as never),
-    (rows: Row[]) => {
-      const values: unknown[] = [];
-      for (const row of rows) for (const column of columns) values.push(row[column]);
-      return values;
-    },
+    valuesOf,
   );
   const insert = async (db: Db, rows: Row[]): Promise<void> => {
     for (const chunk of powerOfTwoChunks(rows)) await insertChunk(db, chunk);
@@ -48,7 +50,7 @@ export function bulkInsert<T extends keyof Database & string, C extends keyof Da
     table,
     columns,
     rows,
-    values: () => rows.flatMap((row) => columns.map((column) => row[column])),
+    values: () => valuesOf(rows),
     insertAlone: (db) => insert(db, rows),
   });
   return Object.assign(insert, { part });
