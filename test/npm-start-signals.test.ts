@@ -113,6 +113,8 @@ describe('npm start on SIGTERM and SIGINT', () => {
     assert.ok(tookMs < GRACE_MS + 1_000, `stopped in ${tookMs} ms`);
     assert.deepEqual(mr.groupLeft(), [], 'no process of the group remains');
     // The held hand-overs waited three quarters of the grace, then went back as due.
+    // (npm's exit may be seen before the last lines its pipe holds are read: wait for them.)
+    await waitFor(() => /"msg":"delivery worker stopped"/.test(mr.output()), 'the delivery thread to log its stop', { timeoutMs: 5_000 }).catch(() => undefined);
     assert.match(mr.output(), /"msg":"hand-overs still in flight at shutdown; giving their jobs back"/);
     assert.match(mr.output(), /"msg":"delivery worker stopped"/);
     await assertStoredAndUnleased(ws, accepted, mr.output());
