@@ -44,7 +44,7 @@ export function createThreadedSendWriter(dataDir: string, sqliteOptions: SqliteO
 
   function thread(): Worker {
     if (worker) return worker;
-    const data: SendWriterThreadData = { dataDir, sqliteOptions };
+    const data: SendWriterThreadData = { dataDir, sqliteOptions: { ...sqliteOptions, memoryTempStore: true } };
     const started = startModuleThread(THREAD_ENTRY, data);
     // Only writes in flight keep the process alive; an idle thread must not.
     started.unref();
