@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { nowIso } from '../src/ids.js';
+import type { NewWebhookDelivery } from '../src/repositories/webhook-deliveries-repository.js';
 import { createWebhookDispatcher, WEBHOOK_CONCURRENCY_PER_ENDPOINT, WEBHOOK_HELD_PER_ENDPOINT } from '../src/webhooks/webhook-dispatcher.js';
 import { endpointPreparer } from '../src/webhooks/webhook-endpoint.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
@@ -28,7 +29,7 @@ describe('settling webhook deliveries together', () => {
     }
     assert.equal((await t.call('POST', '/v1/send', { body: sendBody({ to: emails }) })).statusCode, 200);
     const deliveries = await waitFor(async () => {
-      const due = (await t.store.webhookDeliveries.due(nowIso(), 100)).filter((d) => d.webhook_id === webhookId);
+      const due = await t.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', webhookId).where('state', '=', 'pending').execute();
       return due.length === 4 ? due : undefined;
     }, 'four pending deliveries');
     return deliveries.map((d) => d.id);
@@ -38,7 +39,8 @@ describe('settling webhook deliveries together', () => {
     const ids = await fourDeliveries();
     const now = nowIso();
     const later = new Date(Date.now() + 60_000).toISOString();
-    assert.equal((await t.store.webhookDeliveries.claim(ids, 'owner-a', now, later)).length, 4);
+    const claimed = await t.store.webhookDeliveries.claimDue({ free: 4, perEndpoint: 4, room: new Map(), candidates: 8 }, 'owner-a', now, later);
+    assert.deepEqual(claimed.map((d) => d.id).sort(), [...ids].sort());
     // The last one's lease ran out and another dispatcher took it.
     const lost = ids[3]!;
     await t.db.updateTable('webhook_deliveries').set({ lease_owner: 'owner-b' }).where('id', '=', lost).execute();
@@ -54,6 +56,41 @@ describe('settling webhook deliveries together', () => {
     assert.deepEqual([byId.get(ids[2]!)!.state, byId.get(ids[2]!)!.available_at, byId.get(ids[2]!)!.lease_owner], ['pending', retryAt, null]);
     // Untouched: still the other owner's, still pending.
     assert.deepEqual([byId.get(lost)!.state, byId.get(lost)!.lease_owner, byId.get(lost)!.last_status], ['pending', 'owner-b', null]);
+  });
+
+  it('claims the oldest due deliveries in one statement, each endpoint up to its room, none twice', async () => {
+    // Two endpoints' deliveries written directly, with times of their own: A's all older than B's.
+    const endpoint = async () => (await t.call('POST', '/v1/webhooks', { body: { url: 'http://127.0.0.1:9/claim', events: ['suppressed'] } })).json().data.id as string;
+    const [a, b] = [await endpoint(), await endpoint()];
+    const base = Date.now() - 60_000;
+    const delivery = (webhookId: string, i: number, overrides: Partial<NewWebhookDelivery> = {}): NewWebhookDelivery => {
+      const at = new Date(base + i * 1000).toISOString();
+      return {
+        id: `whd_claim_${webhookId}_${i}`, webhook_id: webhookId, workspace_id: t.workspaceId, event_id: `evt_claim_${i}`, event_type: 'suppressed', payload: '{}',
+        state: 'pending', available_at: at, lease_owner: null, lease_expires_at: null, last_status: null, last_error: null, created_at: at, updated_at: at, ...overrides,
+      };
+    };
+    const future = new Date(Date.now() + 60_000).toISOString();
+    await t.store.webhookDeliveries.insertMany([
+      ...[0, 1, 2, 3].map((i) => delivery(a, i)),
+      ...[10, 11, 12, 13].map((i) => delivery(b, i)),
+      delivery(a, 20, { available_at: future }), // not due yet
+      delivery(b, 21, { lease_owner: 'owner-x', lease_expires_at: future }), // leased by another
+      delivery(b, 22, { state: 'delivered' }),
+    ]);
+    const ours = (claimed: { id: string; webhook_id: string }[]) => claimed.filter((d) => d.webhook_id === a || d.webhook_id === b).map((d) => d.id);
+    const now = nowIso();
+    const { claimDue } = t.store.webhookDeliveries;
+    // A has room for one more, B is full: only A's oldest.
+    assert.deepEqual(ours(await claimDue({ free: 10, perEndpoint: 3, room: new Map([[a, 1], [b, 0]]), candidates: 20 }, 'owner-1', now, future)), [delivery(a, 0).id]);
+    // Two of each at most: A's next two, then B's two oldest, though there was room for five.
+    const second = await claimDue({ free: 5, perEndpoint: 2, room: new Map(), candidates: 20 }, 'owner-2', now, future);
+    assert.deepEqual(ours(second), [delivery(a, 1).id, delivery(a, 2).id, delivery(b, 10).id, delivery(b, 11).id]);
+    assert.ok(second.every((d) => d.lease_owner === 'owner-2' && d.lease_expires_at === future && d.attempts === 1));
+    // Two in all, oldest first; then the last; nothing leased, not due or settled.
+    assert.deepEqual(ours(await claimDue({ free: 2, perEndpoint: 10, room: new Map(), candidates: 20 }, 'owner-3', now, future)), [delivery(a, 3).id, delivery(b, 12).id]);
+    assert.deepEqual(ours(await claimDue({ free: 10, perEndpoint: 10, room: new Map(), candidates: 20 }, 'owner-4', now, future)), [delivery(b, 13).id]);
+    assert.deepEqual(ours(await claimDue({ free: 10, perEndpoint: 10, room: new Map(), candidates: 20 }, 'owner-5', now, future)), []);
   });
 
   it('records a batch of attempts in one go', async () => {

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from '../db/schema.js';
 import { bulkInsert, powerOfTwoChunks } from './bulk-insert.js';
@@ -19,11 +19,22 @@ const insertDeliveries = bulkInsert('webhook_deliveries', [
 ]);
 const insertAttempts = bulkInsert('webhook_attempts', ['id', 'delivery_id', 'attempt', 'status_code', 'response_body', 'error', 'duration_ms', 'created_at']);
 
+/** What a dispatcher has room for in one claim (claimDue). */
+export interface ClaimRoom {
+  /** Deliveries in all. */
+  free: number;
+  /** Of each endpoint, unless `room` names it. */
+  perEndpoint: number;
+  /** The endpoints the dispatcher already holds deliveries of, with the room each has left (0 or less: none). */
+  room: Map<string, number>;
+  /** How many of the oldest due deliveries the room is shared among: some may belong to endpoints with little room. */
+  candidates: number;
+}
+
 /**
  * The webhook delivery queue: one row per event per subscribed endpoint,
- * claimed with a lease (picked from the due ones, then leased by a
- * conditional update, so each endpoint's share can be chosen), every later
- * change naming the owner.
+ * claimed with a lease (the oldest due ones, each endpoint's share capped, in
+ * one conditional update), every later change naming the owner.
  */
 export function createWebhookDeliveriesRepository(db: Db) {
   return {
@@ -37,35 +48,38 @@ export function createWebhookDeliveriesRepository(db: Db) {
       await insertDeliveries(db, rows);
     },
 
-    /** Due, unleased deliveries, oldest first (id and endpoint only): what a dispatcher may claim, before it picks. */
-    async due(now: string, limit: number, skipWebhooks: string[] = []): Promise<Pick<WebhookDelivery, 'id' | 'webhook_id'>[]> {
-      let query = db
-        .selectFrom('webhook_deliveries')
-        .select(['id', 'webhook_id'])
-        .where('state', '=', 'pending')
-        .where('available_at', '<=', now)
-        .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', now)]));
-      if (skipWebhooks.length > 0) query = query.where('webhook_id', 'not in', skipWebhooks);
-      return query.orderBy('available_at').orderBy('id').limit(limit).execute();
-    },
-
     /**
-     * Leases the given deliveries that are still due and unleased, counting the
-     * attempt, in one statement: a concurrent dispatcher that picked the same
-     * ones gets only those it leased first (the WHERE is judged again on the
-     * locked row), so no delivery is held by two.
+     * Leases due, unleased deliveries, oldest first, as many as `free` and at most each endpoint's room
+     * (ClaimRoom), counting the attempt: picked and leased in one statement, one round trip. A concurrent
+     * dispatcher that picked the same ones gets only those it leased first (the WHERE of the update is
+     * judged again on the locked row), so no delivery is held by two. Answers them oldest first.
      */
-    async claim(ids: string[], owner: string, now: string, leaseUntil: string): Promise<WebhookDelivery[]> {
-      if (ids.length === 0) return [];
-      const claimed = await db
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({ lease_owner: owner, lease_expires_at: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
-        .where('id', 'in', ids)
-        .where('state', '=', 'pending')
-        .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', now)]))
-        .returningAll()
-        .execute();
-      return claimed.sort((a, b) => a.available_at.localeCompare(b.available_at) || a.id.localeCompare(b.id));
+    async claimDue({ free, perEndpoint, room, candidates }: ClaimRoom, owner: string, now: string, leaseUntil: string): Promise<WebhookDelivery[]> {
+      if (free <= 0) return [];
+      const full = [...room].filter(([, left]) => left <= 0).map(([id]) => id);
+      const partial = [...room].filter(([, left]) => left > 0);
+      const rooms =
+        partial.length > 0
+          ? sql`values ${sql.join(partial.map(([id, left]) => sql`(${id}, cast(${left} as integer))`))}`
+          : sql`select '', 0 where 1 = 0`;
+      const skipFull = full.length > 0 ? sql`and webhook_id not in (${sql.join(full)})` : sql``;
+      const { rows } = await sql<WebhookDelivery>`
+        with endpoint_room (webhook_id, room) as (${rooms}),
+        candidates as (
+          select id, webhook_id, available_at from webhook_deliveries
+          where state = 'pending' and available_at <= ${now} and (lease_expires_at is null or lease_expires_at <= ${now}) ${skipFull}
+          order by available_at, id limit ${candidates}
+        ),
+        ranked as (
+          select c.id, c.available_at, coalesce(r.room, cast(${perEndpoint} as integer)) as room,
+            row_number() over (partition by c.webhook_id order by c.available_at, c.id) as nth
+          from candidates c left join endpoint_room r on r.webhook_id = c.webhook_id
+        ),
+        picked as (select id from ranked where nth <= room order by available_at, id limit ${free})
+        update webhook_deliveries set lease_owner = ${owner}, lease_expires_at = ${leaseUntil}, attempts = attempts + 1, updated_at = ${now}
+        where id in (select id from picked) and state = 'pending' and (lease_expires_at is null or lease_expires_at <= ${now})
+        returning *`.execute(db);
+      return rows.sort((a, b) => a.available_at.localeCompare(b.available_at) || a.id.localeCompare(b.id));
     },
 
     /** The endpoint a delivery goes to (its URL and stored secret), or undefined when it was deleted. */

@@ -171,19 +171,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   async function claimWithRoom(): Promise<WebhookDelivery[]> {
     const free = WEBHOOK_HELD - heldInAll;
     if (free <= 0) return [];
-    const busy = [...held].filter(([, n]) => n >= WEBHOOK_HELD_PER_ENDPOINT).map(([id]) => id);
+    const room = new Map([...held].map(([id, n]) => [id, WEBHOOK_HELD_PER_ENDPOINT - n]));
     const now = new Date();
-    // Twice the room: some of the oldest may belong to endpoints with less room left than that.
-    const candidates = await store.webhookDeliveries.due(now.toISOString(), 2 * free, busy);
-    const room = new Map<string, number>();
-    const picked: string[] = [];
-    for (const { id, webhook_id: endpoint } of candidates) {
-      const left = room.get(endpoint) ?? WEBHOOK_HELD_PER_ENDPOINT - (held.get(endpoint) ?? 0);
-      if (left <= 0 || picked.length >= free) continue;
-      room.set(endpoint, left - 1);
-      picked.push(id);
-    }
-    return store.webhookDeliveries.claim(picked, owner, now.toISOString(), new Date(now.getTime() + WEBHOOK_LEASE_MS).toISOString());
+    // Twice the room as candidates: some of the oldest may belong to endpoints with less room left than that.
+    const claimRoom = { free, perEndpoint: WEBHOOK_HELD_PER_ENDPOINT, room, candidates: 2 * free };
+    return store.webhookDeliveries.claimDue(claimRoom, owner, now.toISOString(), new Date(now.getTime() + WEBHOOK_LEASE_MS).toISOString());
   }
 
   async function loop(): Promise<void> {
