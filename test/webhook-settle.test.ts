@@ -110,6 +110,8 @@ describe('settling webhook deliveries together', () => {
     let release!: () => void;
     const hanging = new Promise<number>((resolve) => (release = () => resolve(200)));
     const receiver = await startWebhookReceiver(() => hanging);
+    // Stopped in `finally` too: a dispatcher left running after a failed wait would keep the test process alive forever.
+    let dispatcher: ReturnType<typeof createWebhookDispatcher> | undefined;
     try {
       const created = await t.call('POST', '/v1/webhooks', { body: { url: receiver.url, events: ['suppressed'] } });
       const webhookId = created.json().data.id as string;
@@ -119,15 +121,16 @@ describe('settling webhook deliveries together', () => {
       const rows = () => t.db.selectFrom('webhook_deliveries').select(['id', 'attempts', 'lease_owner', 'state']).where('webhook_id', '=', webhookId).execute();
       await waitFor(async () => (await rows()).length === 40, 'forty deliveries');
 
-      const dispatcher = createWebhookDispatcher({
+      dispatcher = createWebhookDispatcher({
         store: t.store, retryBaseMs: 60_000, pollMs: 20, logger: { info() {}, warn() {}, error() {} }, prepare: endpointPreparer(t.config), stopGraceMs: 200,
       });
       dispatcher.start();
-      await waitFor(() => receiver.received.length === WEBHOOK_CONCURRENCY_PER_ENDPOINT, `${WEBHOOK_CONCURRENCY_PER_ENDPOINT} posts in flight`);
+      // Waits shorter than the test's timeout, so that a failed one still reaches `finally`.
+      await waitFor(() => receiver.received.length === WEBHOOK_CONCURRENCY_PER_ENDPOINT, `${WEBHOOK_CONCURRENCY_PER_ENDPOINT} posts in flight`, { timeoutMs: 10_000 });
       const leased = await waitFor(async () => {
         const held = (await rows()).filter((row) => row.lease_owner !== null);
         return held.length === WEBHOOK_HELD_PER_ENDPOINT ? held : undefined;
-      }, `${WEBHOOK_HELD_PER_ENDPOINT} deliveries held`);
+      }, `${WEBHOOK_HELD_PER_ENDPOINT} deliveries held`, { timeoutMs: 10_000 });
       // Claimed ahead, each counted as an attempt; no more posts than the endpoint's slots.
       assert.ok(leased.every((row) => row.attempts === 1));
       assert.equal(receiver.received.length, WEBHOOK_CONCURRENCY_PER_ENDPOINT);
@@ -141,6 +144,7 @@ describe('settling webhook deliveries together', () => {
       assert.equal(after.filter((row) => row.attempts === 0).length, 40 - WEBHOOK_CONCURRENCY_PER_ENDPOINT);
     } finally {
       release();
+      await dispatcher?.stop();
       await receiver.close();
     }
   });
