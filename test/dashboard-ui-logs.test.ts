@@ -49,7 +49,11 @@ describe('the logs explorer in Chromium', () => {
       encoding: 'utf8',
     });
     assert.equal(user.status, 0, user.stderr);
-    [dashboard, api] = await Promise.all([startServe({ ...store.env, WORKER_POLL_MS: '20' }), startServe({ ...store.env, WORKER_POLL_MS: '20' })]);
+    // Each kept as soon as it is up, and both waited for: were one not to start, `after` still stops the other,
+    // which left running would keep the test process alive forever.
+    const starting = [startServe({ ...store.env, WORKER_POLL_MS: '20' }).then((s) => (dashboard = s)), startServe({ ...store.env, WORKER_POLL_MS: '20' }).then((s) => (api = s))];
+    await Promise.allSettled(starting);
+    await Promise.all(starting);
     // The simulator's mailboxes give known outcomes: one delivered, one bounced.
     await send('delivered@simulator.mailroom.test', 'Welcome aboard');
     await send('bounce@simulator.mailroom.test', 'Your invoice');

@@ -81,6 +81,8 @@ describe('delivery jobs: claiming with a lease', () => {
             const batch = await jobs.claim({ owner: `worker-${worker}`, now: at(0), leaseUntil: at(60), limit: 7 });
             if (batch.length === 0) return mine;
             mine.push(...batch.map((j) => j.id));
+            // More than there are: jobs claimed again, which could go on for ever. The count below fails instead.
+            if (mine.length > ids.length) return mine;
           }
         }),
       );

@@ -108,12 +108,18 @@ describe("the delivery thread's supervisor", () => {
   it('ends a thread that does not stop within its share of SHUTDOWN_GRACE_MS, so serve still ends in time', { timeout: 30_000 }, async () => {
     const lines: string[] = [];
     const thread = supervise('stuck-delivery-thread.ts', lines, 2_000);
-    await waitFor(() => count(lines, 'delivery thread started') === 1, 'the thread to start');
-    const stopping = Date.now();
-    await thread.stop();
-    const tookMs = Date.now() - stopping;
-    assert.ok(tookMs >= 1_800 && tookMs < 2_000 + 500, `stopped in ${tookMs} ms`);
-    assert.match(lines.join(''), /"afterMs":1800,"msg":"the delivery thread did not stop in time; ending it/);
-    assert.equal(count(lines, 'the delivery thread exited; starting it again'), 0);
+    // Stopped in `finally` too (the same stop), and the wait shorter than the test's timeout: a supervisor and
+    // its thread left running after a failed wait would keep the test process alive forever.
+    try {
+      await waitFor(() => count(lines, 'delivery thread started') === 1, 'the thread to start', { timeoutMs: 10_000 });
+      const stopping = Date.now();
+      await thread.stop();
+      const tookMs = Date.now() - stopping;
+      assert.ok(tookMs >= 1_800 && tookMs < 2_000 + 500, `stopped in ${tookMs} ms`);
+      assert.match(lines.join(''), /"afterMs":1800,"msg":"the delivery thread did not stop in time; ending it/);
+      assert.equal(count(lines, 'the delivery thread exited; starting it again'), 0);
+    } finally {
+      await thread.stop();
+    }
   });
 });

@@ -21,8 +21,13 @@ describe('DATABASE_STATEMENT_TIMEOUT_MS', () => {
     await admin.query('begin');
     await admin.query('lock table messages in exclusive mode');
     try {
-      // Released only after this answer: without the timeout the send would wait forever.
-      const stuck = await t.call('POST', '/v1/send', { body: sendBody() });
+      // Released only after this answer: without the timeout the send would wait forever. So the wait is
+      // bounded here, and a send that never answers still reaches `finally`, which releases the lock.
+      let timer: NodeJS.Timeout | undefined;
+      const stuck = await Promise.race([
+        t.call('POST', '/v1/send', { body: sendBody() }),
+        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the send still waited on the lock after 10 s')), 10_000))),
+      ]).finally(() => clearTimeout(timer));
       assert.equal(stuck.statusCode, 500);
       assert.deepEqual(stuck.json(), { success: false, error: 'Internal server error' });
     } finally {

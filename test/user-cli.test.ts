@@ -11,6 +11,7 @@ import { loadConfig } from '../src/config.js';
 import { createSessionService, verifyPassword } from '../src/people/index.js';
 import { createStore } from '../src/repositories/index.js';
 import { openMigratedDatabase } from '../src/store-runtime.js';
+import { ensureGone, exitWithin } from './helpers/delivery-rig.js';
 import { mailroomCommand } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
@@ -110,11 +111,17 @@ describe('mailroom user create', () => {
     child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     const prompts = ['Password: ', 'Repeat the password: '];
-    for (const [i, answer] of answers.entries()) {
-      await waitFor(() => screen.split(prompts[i]!).length > 1, `the prompt ${JSON.stringify(prompts[i])}`);
-      child.stdin.write(`${answer}\r`);
+    // Its exit waited for within a bound, and the command ended whatever happens: one still waiting at the
+    // terminal (for a prompt's answer, or holding on to it once done) would keep the test process alive forever.
+    try {
+      for (const [i, answer] of answers.entries()) {
+        await waitFor(() => screen.split(prompts[i]!).length > 1, `the prompt ${JSON.stringify(prompts[i])}`);
+        child.stdin.write(`${answer}\r`);
+      }
+      return { status: await exitWithin(exited, 20_000, 'mailroom user create'), screen };
+    } finally {
+      await ensureGone(child);
     }
-    return { status: await exited, screen };
   }
 
   it('asks for the password twice at a terminal, without showing it, and creates the user', async () => {

@@ -4,6 +4,12 @@ import { join } from 'node:path';
 export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'mailroom.js');
 
 /**
+ * How long a start may take to log the line the helpers below wait for, before they end the process and fail:
+ * one that never logs it (it hangs, or its log says it otherwise) would keep the test process alive forever.
+ */
+export const START_TIMEOUT_MS = 30_000;
+
+/**
  * Runs a `mailroom` command to completion as a real process (in `cwd`, when given). `unprivileged`:
  * as a user without root's powers, to meet the permission checks an operator's service user meets.
  * As root, that is root without capabilities (util-linux's setpriv): the same user, so the checkout
@@ -35,14 +41,24 @@ export async function startServe(env: Record<string, string>, options: { bin?: s
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`mailroom serve did not say where it listens within ${START_TIMEOUT_MS} ms: ${output}`));
+    }, START_TIMEOUT_MS);
     const collect = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-      if (match) resolve(Number(match[1]));
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
     };
     child.stdout!.on('data', collect);
     child.stderr!.on('data', collect);
-    void exited.then((code) => reject(new Error(`mailroom serve exited early with ${code}: ${output}`)));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`mailroom serve exited early with ${code}: ${output}`));
+    });
   });
   return {
     child,
@@ -74,15 +90,25 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let output = '';
   const owner = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`mailroom worker did not log its start within ${START_TIMEOUT_MS} ms: ${output}`));
+    }, START_TIMEOUT_MS);
     const collect = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /"owner":"([^"]+)"[^\n]*"msg":"delivery worker started"/.exec(output);
-      if (match) resolve(match[1]!);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
     };
     // Kept reading for the process's whole life, so a full pipe never blocks it.
     child.stdout!.on('data', collect);
     child.stderr!.on('data', collect);
-    void exited.then((code) => reject(new Error(`mailroom worker exited early with ${code}: ${output}`)));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`mailroom worker exited early with ${code}: ${output}`));
+    });
   });
   return {
     child,
