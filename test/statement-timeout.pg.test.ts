@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
+import { settleWithin } from './helpers/wait-for.js';
 
 // PostgreSQL by nature: scripts/run-tests.ts runs this file in the PostgreSQL pass only.
 describe('DATABASE_STATEMENT_TIMEOUT_MS', () => {
@@ -23,11 +24,7 @@ describe('DATABASE_STATEMENT_TIMEOUT_MS', () => {
     try {
       // Released only after this answer: without the timeout the send would wait forever. So the wait is
       // bounded here, and a send that never answers still reaches `finally`, which releases the lock.
-      let timer: NodeJS.Timeout | undefined;
-      const stuck = await Promise.race([
-        t.call('POST', '/v1/send', { body: sendBody() }),
-        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the send still waited on the lock after 10 s')), 10_000))),
-      ]).finally(() => clearTimeout(timer));
+      const stuck = await settleWithin(t.call('POST', '/v1/send', { body: sendBody() }), 10_000, 'the send waiting on the lock to answer');
       assert.equal(stuck.statusCode, 500);
       assert.deepEqual(stuck.json(), { success: false, error: 'Internal server error' });
     } finally {

@@ -14,6 +14,7 @@ import { openDatabase, type Db } from '../../src/db/database.js';
 import { nowIso } from '../../src/ids.js';
 import { generateDkimKeyPair } from '../../src/services/dkim-keys.js';
 import { mailroomCommand } from './serve-process.js';
+import { settleWithin } from './wait-for.js';
 
 export interface HeldSink {
   port: number;
@@ -228,14 +229,8 @@ export function pidOfConnection(clientPort: number, serverPort: number, pids: nu
 }
 
 /** The exit code of a process asked to stop (or killed), failing after `ms` rather than hanging the run. */
-export async function exitWithin(stopping: Promise<number | null>, ms: number, what: string): Promise<number | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms waiting for ${what} to exit`)), ms)));
-  try {
-    return await Promise.race([stopping, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+export function exitWithin(stopping: Promise<number | null>, ms: number, what: string): Promise<number | null> {
+  return settleWithin(stopping, ms, `${what} to exit`);
 }
 
 /** Ends a process a failed test may have left running (SIGKILL: with a sink holding replies, SIGTERM would wait out the grace). */

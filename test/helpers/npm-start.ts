@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { START_TIMEOUT_MS } from './serve-process.js';
+import { readStartLine } from './serve-process.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -36,49 +36,27 @@ export async function npmStart(env: Record<string, string>): Promise<NpmStart> {
     env: { ...process.env, INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0', LOG_LEVEL: 'info', ...env, PORT: '0' },
   });
   const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
-  let output = '';
-  const listening = await new Promise<{ pid: number; port: number }>((resolve, reject) => {
-    // The whole group ended when it does not start in time (see START_TIMEOUT_MS).
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-npm.pid!, 'SIGKILL');
-      } catch {
-        // nothing left
-      }
-      reject(new Error(`npm start did not say where Mailroom listens within ${START_TIMEOUT_MS} ms: ${output}`));
-    }, START_TIMEOUT_MS);
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /"pid":(\d+)[^\n]*"msg":"Server listening at http:\/\/127\.0\.0\.1:(\d+)"/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ pid: Number(match[1]), port: Number(match[2]) });
-      }
-    };
-    // Kept reading for the processes' whole life, so a full pipe never blocks them.
-    npm.stdout!.on('data', collect);
-    npm.stderr!.on('data', collect);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`npm start exited early with ${code}: ${output}`));
-    });
-  });
+  // For a start that never comes, and for a failed test's leftovers: the whole group, Mailroom with npm.
+  const killGroup = () => {
+    try {
+      process.kill(-npm.pid!, 'SIGKILL');
+    } catch {
+      // nothing left
+    }
+  };
+  const { started, output } = readStartLine(npm, exited, /"pid":(\d+)[^\n]*"msg":"Server listening at http:\/\/127\.0\.0\.1:(\d+)"/, 'npm start', killGroup);
+  const match = await started;
+  const listening = { pid: Number(match[1]), port: Number(match[2]) };
   const group = npm.pid!;
   return {
     npm,
     mailroomPid: listening.pid,
     base: `http://127.0.0.1:${listening.port}`,
     exited,
-    output: () => output,
+    output,
     groupLeft: () => processesInGroup(group),
-    deliveryThread: () => deliveryThreadOf(listening.pid, output),
-    kill() {
-      try {
-        process.kill(-group, 'SIGKILL');
-      } catch {
-        // nothing left
-      }
-    },
+    deliveryThread: () => deliveryThreadOf(listening.pid, output()),
+    kill: killGroup,
   };
 }
 

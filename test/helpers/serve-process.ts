@@ -7,7 +7,43 @@ export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'mailroom.js');
  * How long a start may take to log the line the helpers below wait for, before they end the process and fail:
  * one that never logs it (it hangs, or its log says it otherwise) would keep the test process alive forever.
  */
-export const START_TIMEOUT_MS = 30_000;
+const START_TIMEOUT_MS = 30_000;
+
+/**
+ * Reads a started process's stdout and stderr for its whole life (a full pipe would block it) and resolves
+ * with the first match of `line` in what it wrote. Rejects if it exits first, or if nothing matched within
+ * START_TIMEOUT_MS, after ending it with `kill`.
+ */
+export function readStartLine(
+  proc: ChildProcess,
+  exited: Promise<number | null>,
+  line: RegExp,
+  what: string,
+  kill: () => void = () => proc.kill('SIGKILL'),
+): { started: Promise<RegExpExecArray>; output(): string } {
+  let output = '';
+  const started = new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      kill();
+      reject(new Error(`${what} did not log ${line} within ${START_TIMEOUT_MS} ms: ${output}`));
+    }, START_TIMEOUT_MS);
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = line.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match);
+      }
+    };
+    proc.stdout!.on('data', collect);
+    proc.stderr!.on('data', collect);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited early with ${code}: ${output}`));
+    });
+  });
+  return { started, output: () => output };
+}
 
 /**
  * Runs a `mailroom` command to completion as a real process (in `cwd`, when given). `unprivileged`:
@@ -39,31 +75,12 @@ export async function startServe(env: Record<string, string>, options: { bin?: s
   // The runner's own LOG_LEVEL, if any, does not reach it: only the caller's.
   const child = spawn(process.execPath, [options.bin ?? BIN, 'serve'], { env: { ...process.env, INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0', ...env, PORT: '0', LOG_LEVEL: env.LOG_LEVEL ?? 'info' } });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let output = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`mailroom serve did not say where it listens within ${START_TIMEOUT_MS} ms: ${output}`));
-    }, START_TIMEOUT_MS);
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    };
-    child.stdout!.on('data', collect);
-    child.stderr!.on('data', collect);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`mailroom serve exited early with ${code}: ${output}`));
-    });
-  });
+  const { started, output } = readStartLine(child, exited, /listening at http:\/\/127\.0\.0\.1:(\d+)/, 'mailroom serve');
+  const port = Number((await started)[1]);
   return {
     child,
     base: `http://127.0.0.1:${port}`,
-    output: () => output,
+    output,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       return exited;
@@ -88,34 +105,14 @@ export interface WorkerProcess {
 export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [BIN, 'worker'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' } });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let output = '';
-  const owner = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`mailroom worker did not log its start within ${START_TIMEOUT_MS} ms: ${output}`));
-    }, START_TIMEOUT_MS);
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /"owner":"([^"]+)"[^\n]*"msg":"delivery worker started"/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    // Kept reading for the process's whole life, so a full pipe never blocks it.
-    child.stdout!.on('data', collect);
-    child.stderr!.on('data', collect);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`mailroom worker exited early with ${code}: ${output}`));
-    });
-  });
+  const { started, output } = readStartLine(child, exited, /"owner":"([^"]+)"[^\n]*"msg":"delivery worker started"/, 'mailroom worker');
+  const owner = (await started)[1]!;
   return {
     child,
     pid: child.pid!,
     owner,
     exited,
-    output: () => output,
+    output,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       return exited;
