@@ -1,8 +1,9 @@
 import type { MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
 import { publishEvents } from '../events/event-path.js';
 import type { MessageEvent } from '../events/message-event.js';
-import { holdBackSuppressed } from '../services/suppressed-recipients.js';
-import type { Repositories, Store } from '../repositories/index.js';
+import { addressesToLookUp, holdBackSuppressed } from '../services/suppressed-recipients.js';
+import type { AcceptanceHolds, AcceptanceLookups } from './acceptance-checks-repository.js';
+import type { Store } from '../repositories/index.js';
 import { UnauthorizedError } from '../errors.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import type { NewDeliveryJob } from '../repositories/messages-repository.js';
@@ -97,20 +98,21 @@ export function settleSends(batch: PendingSend[], results: SendWriteResult[]): v
 
 /**
  * Why a send may not be written any more, or null: its API key deleted, or the sender domain the API
- * remembered as verified no longer so. Both are held until the transaction ends (the repositories'
- * holdExisting and holdVerified), so that a change cannot slip in between this check and the commit.
+ * remembered as verified no longer so. Both are held until the transaction ends (see
+ * AcceptanceChecksRepository.hold), so that a change cannot slip in between this check and the commit.
  */
-async function refusalsOf(repos: Repositories, sends: AcceptedSend[]): Promise<(send: AcceptedSend) => 'key' | 'sender-domain' | null> {
-  const idsOf = (pick: (s: AcceptedSend) => string | undefined) => [...new Set(sends.flatMap((s) => pick(s) ?? []))];
-  const keyIds = idsOf((s) => s.keyId);
-  const domainIds = idsOf((s) => s.senderDomainId);
-  const liveKeys = new Set(keyIds.length === 0 ? [] : await repos.apiKeys.holdExisting(keyIds));
-  const verified = new Set(domainIds.length === 0 ? [] : await repos.domains.holdVerified(domainIds));
+function refusalOf(holds: AcceptanceHolds): (send: AcceptedSend) => 'key' | 'sender-domain' | null {
   return (s) => {
-    if (s.keyId !== undefined && !liveKeys.has(s.keyId)) return 'key';
-    if (s.senderDomainId !== undefined && !verified.has(s.senderDomainId)) return 'sender-domain';
+    if (s.keyId !== undefined && !holds.liveKeys.has(s.keyId)) return 'key';
+    if (s.senderDomainId !== undefined && !holds.verifiedDomains.has(s.senderDomainId)) return 'sender-domain';
     return null;
   };
+}
+
+/** What the batch's transaction must look up: its keys, its remembered sender domains, its recipients' suppressions. */
+function lookupsOf(sends: AcceptedSend[]): AcceptanceLookups {
+  const idsOf = (pick: (s: AcceptedSend) => string | undefined) => [...new Set(sends.flatMap((s) => pick(s) ?? []))];
+  return { keyIds: idsOf((s) => s.keyId), domainIds: idsOf((s) => s.senderDomainId), addresses: addressesToLookUp(sends.flatMap((s) => s.entries)) };
 }
 
 /**
@@ -124,8 +126,10 @@ async function refusalsOf(repos: Repositories, sends: AcceptedSend[]): Promise<(
 export async function writeAcceptedSends(store: Store, sends: AcceptedSend[]): Promise<SendWriteResult[]> {
   const writeAll = (some: AcceptedSend[]) =>
     store.transaction(async (repos) => {
-      const refusal = await refusalsOf(repos, some);
-      const settled = await holdBackSuppressed(repos, some.filter((s) => refusal(s) === null));
+      // One statement for every look-up (a round trip on PostgreSQL): the refused sends' recipients are looked up too.
+      const holds = await repos.acceptanceChecks.hold(lookupsOf(some));
+      const refusal = refusalOf(holds);
+      const settled = holdBackSuppressed(some.filter((s) => refusal(s) === null), holds.suppressed);
       // Messages, outbox rows and log entries: one statement on PostgreSQL (insertTogether).
       const rows = repos.messages.acceptedParts(settled.map((s) => s.message), settled.flatMap((s) => (s.job ? [s.job] : [])));
       await repos.logs.insertMany(settled.flatMap((s) => s.entries), rows);

@@ -44,15 +44,6 @@ export function createApiKeysRepository(db: Db) {
       const result = await db.deleteFrom('api_keys').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
       return result.numDeletedRows > 0n;
     },
-    /**
-     * Which of these keys exist. On PostgreSQL they are share-locked until the transaction ends, so a
-     * concurrent delete waits for it (FOR KEY SHARE: what a foreign key takes); SQLite runs one writer at a time.
-     */
-    async holdExisting(ids: string[]): Promise<string[]> {
-      const lock = storeKindOfDb(db) === 'postgres' ? sql` for key share` : sql``;
-      const { rows } = await sql<{ id: string }>`select id from api_keys where id in (${sql.join(ids)})${lock}`.execute(db);
-      return rows.map((r) => r.id);
-    },
     async touch(id: string, at: string): Promise<void> {
       await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
     },

@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import { storeKindOfDb, type Db } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import type { DomainsTable } from '../db/schema.js';
 import { compileOnce } from '../db/compiled-query.js';
 
@@ -24,15 +23,6 @@ export function createDomainsRepository(db: Db) {
     },
     async findByName(workspaceId: string, domain: string): Promise<DomainRow | undefined> {
       return (await findByName(db, workspaceId, domain))[0];
-    },
-    /**
-     * Which of these domains exist and are verified. On PostgreSQL they are share-locked until the
-     * transaction ends, so a concurrent change of their status waits for it; SQLite runs one writer at a time.
-     */
-    async holdVerified(ids: string[]): Promise<string[]> {
-      const lock = storeKindOfDb(db) === 'postgres' ? sql` for share` : sql``;
-      const { rows } = await sql<{ id: string }>`select id from domains where id in (${sql.join(ids)}) and status = 'verified'${lock}`.execute(db);
-      return rows.map((r) => r.id);
     },
     async updateVerification(id: string, update: DomainVerificationUpdate): Promise<void> {
       await db.updateTable('domains').set(update).where('id', '=', id).execute();

@@ -1,4 +1,5 @@
 import { pingDatabase, type Db } from '../db/database.js';
+import { createAcceptanceChecksRepository } from '../acceptance/acceptance-checks-repository.js';
 import { createApiKeysRepository } from './api-keys-repository.js';
 import { createDeliveryAttemptsRepository } from './delivery-attempts-repository.js';
 import { createDeliveryJobsRepository } from './delivery-jobs-repository.js';
@@ -29,6 +30,7 @@ import { createRetentionRepository } from '../retention/retention-repository.js'
 function bind(db: Db, counters?: CounterDeltas) {
   return {
     workspaces: createWorkspacesRepository(db),
+    acceptanceChecks: createAcceptanceChecksRepository(db),
     apiKeys: createApiKeysRepository(db),
     attachments: createAttachmentsRepository(db),
     counters: createCountersRepository(db),

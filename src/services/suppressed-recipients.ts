@@ -8,15 +8,10 @@ import { normalizeAddress } from './email-address.js';
 export const suppressedError = (reason: string) => `Recipient is on the suppression list (${reason})`;
 
 /**
- * Of the recipients of `sent` entries, those on their workspace's suppression
- * list (lower-cased address → reason), per workspace: one look-up per
- * workspace however many entries, for acceptance's batches and the worker's
- * claims alike.
+ * The addresses to look up on the suppression list: the recipients of `sent`
+ * entries, lower-cased, per workspace.
  */
-export async function suppressedAmong(
-  suppressions: Repositories['suppressions'],
-  entries: Pick<LogEntryRow, 'workspace_id' | 'recipient' | 'status'>[],
-): Promise<Map<string, Map<string, string>>> {
+export function addressesToLookUp(entries: Pick<LogEntryRow, 'workspace_id' | 'recipient' | 'status'>[]): Map<string, string[]> {
   const addressesOf = new Map<string, Set<string>>();
   for (const entry of entries) {
     if (entry.status !== 'sent') continue;
@@ -24,8 +19,20 @@ export async function suppressedAmong(
     addresses.add(normalizeAddress(entry.recipient));
     addressesOf.set(entry.workspace_id, addresses);
   }
+  return new Map([...addressesOf].map(([workspaceId, addresses]) => [workspaceId, [...addresses]]));
+}
+
+/**
+ * Of the recipients of `sent` entries, those on their workspace's suppression
+ * list (lower-cased address → reason), per workspace: one look-up per
+ * workspace however many entries, for the worker's claims.
+ */
+export async function suppressedAmong(
+  suppressions: Repositories['suppressions'],
+  entries: Pick<LogEntryRow, 'workspace_id' | 'recipient' | 'status'>[],
+): Promise<Map<string, Map<string, string>>> {
   const suppressedIn = new Map<string, Map<string, string>>();
-  for (const [workspaceId, addresses] of addressesOf) suppressedIn.set(workspaceId, await suppressions.findSuppressed(workspaceId, [...addresses]));
+  for (const [workspaceId, addresses] of addressesToLookUp(entries)) suppressedIn.set(workspaceId, await suppressions.findSuppressed(workspaceId, addresses));
   return suppressedIn;
 }
 
@@ -33,14 +40,13 @@ export async function suppressedAmong(
  * Holds back the recipients of accepted sends that are on their workspace's
  * suppression list: their `send` entry is written `suppressed`, with a
  * `suppressed` event, and a send left with nobody to deliver to gets no
- * outbox row. It runs in the transaction that writes the sends, over the
- * whole batch, so the list is read once per workspace per batch rather than
- * once per request on the HTTP thread, and what is written matches the list
- * as that transaction saw it. Returns the sends as they are to be written;
- * those it changes are copies.
+ * outbox row. `suppressedIn` is the list as the transaction writing the
+ * sends read it, over the whole batch (addressesToLookUp), so the list is read
+ * once per workspace per batch rather than once per request on the HTTP
+ * thread, and what is written matches it. Returns the sends as they are to be
+ * written; those it changes are copies.
  */
-export async function holdBackSuppressed(repos: Repositories, sends: AcceptedSend[]): Promise<AcceptedSend[]> {
-  const suppressedIn = await suppressedAmong(repos.suppressions, sends.flatMap((s) => s.entries));
+export function holdBackSuppressed(sends: AcceptedSend[], suppressedIn: Map<string, Map<string, string>>): AcceptedSend[] {
   if (![...suppressedIn.values()].some((listed) => listed.size > 0)) return sends;
 
   return sends.map((send) => {
