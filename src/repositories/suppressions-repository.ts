@@ -1,5 +1,4 @@
 import { compileOnce } from '../db/compiled-query.js';
-import { paddedInLists } from '../db/padded-in-lists.js';
 import type { Db } from '../db/database.js';
 import type { SuppressionsTable } from '../db/schema.js';
 
@@ -16,12 +15,28 @@ const findSuppressed = compileOnce((db: Db, workspaceId: string, emails: string[
 /** Longest IN list of one look-up: far below either store's bound on parameters. */
 const MAX_ADDRESSES_PER_QUERY = 512;
 
+/**
+ * The addresses in IN lists whose lengths are powers of two, the last address
+ * repeated to fill one up (a repeat matches nothing more): a handful of SQL
+ * texts serve every batch size (see compileOnce) instead of one per count.
+ */
+function paddedInLists(emails: string[]): string[][] {
+  const lists: string[][] = [];
+  for (let start = 0; start < emails.length; start += MAX_ADDRESSES_PER_QUERY) {
+    const list = emails.slice(start, start + MAX_ADDRESSES_PER_QUERY);
+    let size = 1;
+    while (size < list.length) size *= 2;
+    lists.push(list.concat(Array<string>(size - list.length).fill(list[list.length - 1]!)));
+  }
+  return lists;
+}
+
 export function createSuppressionsRepository(db: Db) {
   return {
     /** Of the given lower-cased addresses, those on the workspace's suppression list. */
     async findSuppressed(workspaceId: string, emails: string[]): Promise<Map<string, string>> {
       const found = new Map<string, string>();
-      for (const list of paddedInLists(emails, MAX_ADDRESSES_PER_QUERY)) for (const r of await findSuppressed(db, workspaceId, list)) found.set(r.email, r.reason);
+      for (const list of paddedInLists(emails)) for (const r of await findSuppressed(db, workspaceId, list)) found.set(r.email, r.reason);
       return found;
     },
     async add(row: SuppressionsTable): Promise<void> {
