@@ -59,7 +59,7 @@ describe('acceptance checks (the look-ups of a batch of sends)', () => {
 
   it('looks up thousands of addresses of several workspaces in that one statement', async () => {
     const workspaces = [t.workspaceId, (await t.newWorkspace('a')).workspaceId, (await t.newWorkspace('b')).workspaceId];
-    // 3 × 1,500 addresses: as many values as one bound parameter per value would not fit in a statement's usual size.
+    // 3 × 1,501 addresses, still one statement: each list is bound as one value (an array, or JSON on SQLite).
     const addresses = new Map(workspaces.map((id, w) => [id, [...Array.from({ length: 1500 }, (_, i) => `many${i}@example.com`), `only${w}@example.com`]]));
     const listed = new Map(workspaces.map((id, w) => [id, new Map([[`many${w}@example.com`, 'manual'], [`many${1499 - w}@example.com`, 'complaint']])]));
     for (const [workspaceId, emails] of listed) for (const [email, reason] of emails) await suppress(workspaceId, email, reason);

@@ -42,9 +42,9 @@ export async function suppressedAmong(
  * `suppressed` event, and a send left with nobody to deliver to gets no
  * outbox row. `suppressedIn` is the list as the transaction writing the
  * sends read it, over the whole batch (addressesToLookUp), so the list is read
- * once per workspace per batch rather than once per request on the HTTP
- * thread, and what is written matches it. Returns the sends as they are to be
- * written; those it changes are copies.
+ * once per batch rather than once per request on the HTTP thread, and what is
+ * written matches it. Returns the sends as they are to be written; those it
+ * changes are copies.
  */
 export function holdBackSuppressed(sends: AcceptedSend[], suppressedIn: Map<string, Map<string, string>>): AcceptedSend[] {
   if (![...suppressedIn.values()].some((listed) => listed.size > 0)) return sends;
