@@ -154,7 +154,8 @@ describe('npm start on SIGTERM and SIGINT', () => {
     const workerStops = () => mr.output().match(/"msg":"delivery worker stopped"/g)?.length ?? 0;
     await waitFor(() => stopsOf().length >= 1 && workerStops() >= 1, 'serve and its delivery thread to log their stop', { timeoutMs: 5_000 }).catch(() => undefined);
     assert.deepEqual(stopsOf(), [mr.mailroomPid], 'serve stopped once, the second signal changed nothing');
-    assert.equal(workerStops(), 1, 'its delivery worker stopped once');
+    // With what serve logged, so a failure says whether the thread was ended at its grace or its last line lost.
+    assert.equal(workerStops(), 1, `its delivery worker stopped once; the log's end:\n${mr.output().slice(-4000)}`);
     assert.deepEqual(mr.groupLeft(), [], 'no process of the group remains');
     await assertStoredAndUnleased(ws, accepted, mr.output());
   });
