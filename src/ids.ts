@@ -38,7 +38,16 @@ export function firstIdAt(prefix: IdPrefix, ms: number): string {
   return `${prefix}_${encodeTime(ms, 10).toLowerCase()}`;
 }
 
+let lastMs = Number.NaN;
+let lastIso = '';
+
 /** Timestamps are ISO 8601 UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`. */
 export function nowIso(): string {
-  return new Date().toISOString();
+  // A send asks several times within the same millisecond: format each millisecond once.
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /**
  * How a secret handed to a client is kept: only its SHA-256 (hex), so that
@@ -7,7 +7,8 @@ import { createHash, randomBytes } from 'node:crypto';
  * is enough; a password-style slow hash would only slow every request.
  */
 export function secretHash(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  // The one-shot form: every API request hashes its key, and a Hash object costs about as much again.
+  return hash('sha256', secret);
 }
 
 /** 256 random bits, URL-safe: a session, CSRF or setup-link token. */

@@ -7,13 +7,24 @@ import { createBodyBudget } from '../src/http/body-budget.js';
 const MiB = 1024 * 1024;
 const request = (bytes: number | undefined) => ({ headers: bytes === undefined ? {} : { 'content-length': String(bytes) } }) as unknown as FastifyRequest;
 
+type Done = (error?: Error | null, payload?: unknown) => void;
+/** The route hooks (callback style, as Fastify calls them) as promises. */
+function hooksOf(budget: ReturnType<typeof createBodyBudget>) {
+  const hooks = budget.hooks as unknown as {
+    preParsing(r: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done): void;
+    onResponse(r: FastifyRequest, reply: FastifyReply, done: Done): void;
+  };
+  return {
+    preParsing: (r: FastifyRequest, reply: FastifyReply, payload: unknown) =>
+      new Promise<unknown>((resolve, reject) => hooks.preParsing(r, reply, payload, (error, passed) => (error ? reject(error) : resolve(passed)))),
+    onResponse: (r: FastifyRequest, reply: FastifyReply) => new Promise<void>((resolve) => hooks.onResponse(r, reply, () => resolve())),
+  };
+}
+
 describe('the body budget of the send routes', () => {
   it('reads large bodies while they fit, one alone always, the rest first come first served; small ones at once', async () => {
     const budget = createBodyBudget(140 * MiB, 70 * MiB);
-    const { preParsing, onResponse } = budget.hooks as unknown as {
-      preParsing(r: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown>;
-      onResponse(r: FastifyRequest, reply: FastifyReply): Promise<void>;
-    };
+    const { preParsing, onResponse } = hooksOf(budget);
     const reply = { raw: new EventEmitter() } as unknown as FastifyReply;
     const admitted: string[] = [];
     const enter = (name: string, r: FastifyRequest) => preParsing(r, reply, name).then((payload) => admitted.push(String(payload)));
@@ -40,7 +51,7 @@ describe('the body budget of the send routes', () => {
 
   it('gives the share back when the connection goes, waiting or admitted, so the budget never leaks', async () => {
     const budget = createBodyBudget(100 * MiB, 70 * MiB);
-    const { preParsing } = budget.hooks as unknown as { preParsing(r: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> };
+    const { preParsing } = hooksOf(budget);
     const [first, second, third] = [new EventEmitter(), new EventEmitter(), new EventEmitter()];
     const reply = (raw: EventEmitter) => ({ raw }) as unknown as FastifyReply;
     await preParsing(request(60 * MiB), reply(first), 'first');

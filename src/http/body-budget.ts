@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, onRequestAbortAsyncHookHandler, onResponseAsyncHookHandler, preParsingAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAbortAsyncHookHandler, onResponseHookHandler, preParsingHookHandler } from 'fastify';
 import { createByteBudget, type ByteBudget } from '../byte-budget.js';
 import { SMALL_SEND_BYTES } from '../sending/send-memory.js';
 
@@ -18,28 +18,36 @@ declare module 'fastify' {
 export function createBodyBudget(memory: ByteBudget | number, maxBodyBytes: number) {
   const budget = typeof memory === 'number' ? createByteBudget(memory) : memory;
 
-  const preParsing: preParsingAsyncHookHandler = async (request, reply, payload) => {
+  // Callback style: every request of the route runs it, and nearly all pass at once, with no promise.
+  const preParsing: preParsingHookHandler = (request, reply, payload, done) => {
     const declared = Number(request.headers['content-length']);
     // Chunked (no length): counted as the largest body the route takes.
     const bytes = Number.isFinite(declared) ? Math.min(declared, maxBodyBytes) : maxBodyBytes;
-    if (bytes < SMALL_SEND_BYTES) return payload;
+    if (bytes < SMALL_SEND_BYTES) return done(null, payload);
     // The response's `close` comes once, whatever happens: answered, or the connection gone (even while
     // waiting here, unread). A share that no answer gives back would hold the budget for ever.
     const closed = new Promise<void>((resolve) => reply.raw.once('close', resolve));
-    const release = await budget.acquire(bytes, closed).catch(() => {
-      throw new Error('The client went away before its request body was read');
-    });
-    request.releaseBodyBudget = release;
-    void closed.then(release);
-    return payload;
+    budget.acquire(bytes, closed).then(
+      (release) => {
+        request.releaseBodyBudget = release;
+        void closed.then(release);
+        done(null, payload);
+      },
+      () => done(new Error('The client went away before its request body was read')),
+    );
   };
-  const release = async (request: FastifyRequest, _reply?: FastifyReply) => request.releaseBodyBudget?.();
+  const release = async (request: FastifyRequest) => request.releaseBodyBudget?.();
+  // Every answer of the route runs it: callback style, no promise per request.
+  const releaseOnResponse: onResponseHookHandler = (request, _reply, done) => {
+    request.releaseBodyBudget?.();
+    done();
+  };
 
   return {
     /** Route hooks: hold back a large body's reading, give its share back once answered or abandoned (whichever is heard first). */
     hooks: {
       preParsing,
-      onResponse: release as onResponseAsyncHookHandler,
+      onResponse: releaseOnResponse,
       onRequestAbort: release as onRequestAbortAsyncHookHandler,
     },
     /** Bytes of bodies admitted now, and requests waiting (for tests). */

@@ -41,7 +41,8 @@ export function monitoringRoutes(config: Pick<Config, 'metrics'>, metrics: Metri
 
 /** Every answer timed into the HTTP histogram, by route pattern and status. */
 export function timeRequests(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     metrics.httpRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 }

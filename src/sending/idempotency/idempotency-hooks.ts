@@ -33,43 +33,58 @@ const NOT_REPLAYED = /^(x-ratelimit-.*|retry-after|content-length|date|connectio
 export function registerIdempotency(app: FastifyInstance, service: IdempotencyService): void {
   app.decorateRequest('idempotencyClaim', null);
 
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.routeOptions.config?.idempotent !== true) return;
+  // Callback style: every request runs these, and nearly every one passes at once, with no promise.
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.routeOptions.config?.idempotent !== true) return done();
     const header = request.headers[IDEMPOTENCY_HEADER];
-    if (header === undefined) return;
-    const key = service.checkKey(Array.isArray(header) ? header.join(', ') : header);
-    const workspaceId = workspaceOf(request);
-    const outcome = await service.begin(workspaceId, key, requestFingerprint(request.method, request.url, request.body));
-    purgeOccasionally(service, request);
-    if (outcome.kind === 'claimed') {
-      request.idempotencyClaim = { workspaceId, key, lease: outcome.lease };
-      return;
-    }
-    return replay(reply, outcome.response);
+    if (header === undefined) return done();
+    // A replay answers here, and the route's handler does not run: done is not called then.
+    claimOrReplay(service, request, reply, header).then((replayed) => replayed || done(), done);
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const claim = request.idempotencyClaim;
-    if (!claim) return payload;
+    if (!claim) return done(null, payload);
     request.idempotencyClaim = null;
-    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
-    try {
-      if (body === undefined) await service.release(claim.workspaceId, claim.key, claim.lease);
-      else await service.finish(claim.workspaceId, claim.key, claim.lease, { status: reply.statusCode, headers: replayableHeaders(reply), body });
-    } catch (err) {
-      // The request itself did its work and is answered; the key stays in flight until it is taken over.
-      request.log.error({ err }, 'could not store the idempotent response');
-    }
-    return payload;
+    void storeAnswer(service, request, reply, claim, payload).then(() => done(null, payload));
   });
 
   // A request that never reached onSend (its connection went first) must not keep the key until take-over.
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     const claim = request.idempotencyClaim;
-    if (!claim) return;
+    if (!claim) return done();
     request.idempotencyClaim = null;
-    await service.release(claim.workspaceId, claim.key, claim.lease).catch((err: unknown) => request.log.error({ err }, 'could not release an idempotency key'));
+    void service
+      .release(claim.workspaceId, claim.key, claim.lease)
+      .catch((err: unknown) => request.log.error({ err }, 'could not release an idempotency key'))
+      .then(() => done());
   });
+}
+
+/** Claims the request's key, or answers the response stored under it: true when it answered. */
+async function claimOrReplay(service: IdempotencyService, request: FastifyRequest, reply: FastifyReply, header: string | string[]): Promise<boolean> {
+  const key = service.checkKey(Array.isArray(header) ? header.join(', ') : header);
+  const workspaceId = workspaceOf(request);
+  const outcome = await service.begin(workspaceId, key, requestFingerprint(request.method, request.url, request.body));
+  purgeOccasionally(service, request);
+  if (outcome.kind === 'claimed') {
+    request.idempotencyClaim = { workspaceId, key, lease: outcome.lease };
+    return false;
+  }
+  replay(reply, outcome.response);
+  return true;
+}
+
+/** Stores the answer under the claimed key before it is sent; never throws. */
+async function storeAnswer(service: IdempotencyService, request: FastifyRequest, reply: FastifyReply, claim: NonNullable<FastifyRequest['idempotencyClaim']>, payload: unknown): Promise<void> {
+  const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
+  try {
+    if (body === undefined) await service.release(claim.workspaceId, claim.key, claim.lease);
+    else await service.finish(claim.workspaceId, claim.key, claim.lease, { status: reply.statusCode, headers: replayableHeaders(reply), body });
+  } catch (err) {
+    // The request itself did its work and is answered; the key stays in flight until it is taken over.
+    request.log.error({ err }, 'could not store the idempotent response');
+  }
 }
 
 function replay(reply: FastifyReply, response: StoredResponse): FastifyReply {
