@@ -58,14 +58,16 @@ interface GuardDeps {
 export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request, reply) => {
+    // Read once: Fastify builds routeOptions anew at every access.
+    const { url, config } = request.routeOptions;
     // Told apart by the route that matched, not the raw URL: the dashboard's routes have a guard of their own.
-    if (request.routeOptions.url === HEALTH_PATH || request.routeOptions.config?.withoutApiKey === true) return;
+    if (url === HEALTH_PATH || config?.withoutApiKey === true) return;
 
-    const dialect = request.routeOptions.config?.dialect;
+    const dialect = config?.dialect;
     const header = request.headers['x-api-key'];
     const presented = dialect ? dialect.apiKey(request) : typeof header === 'string' ? header : undefined;
-    const auth = await deps.authenticate(presented, { cached: request.routeOptions.config?.keyCheckedOnWrite === true });
-    const limitClass: RateLimitClass = request.routeOptions.config?.rateLimitClass ?? 'other';
+    const auth = await deps.authenticate(presented, { cached: config?.keyCheckedOnWrite === true });
+    const limitClass: RateLimitClass = config?.rateLimitClass ?? 'other';
     const decision = auth
       ? await deps.rateLimiter.consume(`key:${auth.keyId}:${limitClass}`, limitClass === 'send' ? deps.limits.sendPerMinute : deps.limits.otherPerMinute)
       : await deps.rateLimiter.consume(`ip:${request.ip}`, deps.limits.otherPerMinute);
@@ -78,7 +80,7 @@ export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
     if (!decision.allowed) throw new RateLimitError(Math.max(1, decision.resetAt - nowSeconds));
     if (!auth) throw presented === undefined ? new MissingApiKeyError() : new UnauthorizedError();
     // After the rate limit, so a sending key probing other routes still spends its budget.
-    if (auth.permission === 'sending_access' && !SENDING_ROUTES.has(`${request.method} ${request.routeOptions.url}`)) throw new SendingOnlyKeyError();
+    if (auth.permission === 'sending_access' && !SENDING_ROUTES.has(`${request.method} ${url}`)) throw new SendingOnlyKeyError();
     request.auth = auth;
   });
 }
