@@ -39,7 +39,9 @@ export function registerIdempotency(app: FastifyInstance, service: IdempotencySe
     const header = request.headers[IDEMPOTENCY_HEADER];
     if (header === undefined) return done();
     // A replay answers here, and the route's handler does not run: done is not called then.
-    claimOrReplay(service, request, reply, header).then((replayed) => replayed || done(), done);
+    claimOrReplay(service, request, reply, header).then((replayed) => {
+      if (!replayed) done();
+    }, done);
   });
 
   app.addHook('onSend', (request, reply, payload, done) => {
