@@ -6,7 +6,8 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { Db } from '../db/database.js';
 import { openSqlite, type SqliteOptions } from '../db/database.js';
-import { reviveAttachments, writeAcceptedSends, type AcceptedSend, type SendWriteResult } from './accepted-sends.js';
+import { reviveAttachments, writeAcceptedSends, type SendWriteResult } from './accepted-sends.js';
+import { unpackSend, type WireSend } from './packed-sends.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
 import { createStore } from '../repositories/index.js';
 
@@ -14,7 +15,7 @@ export interface SendWriterThreadData {
   dataDir: string;
   sqliteOptions: SqliteOptions;
 }
-export type SendWriterRequest = { type: 'write'; id: number; sends: AcceptedSend[] } | { type: 'close' };
+export type SendWriterRequest = { type: 'write'; id: number; sends: WireSend[] } | { type: 'close' };
 export type SendWriterReply =
   /** One result per send of the request, in order (errors reduced to what survives structured clone). */
   | { type: 'written'; id: number; results: SendWriteResult[] }
@@ -44,10 +45,7 @@ function run(port: MessagePort, { dataDir, sqliteOptions }: SendWriterThreadData
   // Requests that arrive while a batch commits are written together in the next one.
   const enqueue = createBatchQueue<WriteRequest>(
     async (requests) => {
-      const results = await writeAcceptedSends(
-        store,
-        reviveAttachments(requests.flatMap((r) => r.sends)),
-      );
+      const results = await writeAcceptedSends(store, reviveAttachments(requests.flatMap((r) => r.sends.map(unpackSend))));
       let offset = 0;
       for (const { id, sends } of requests) {
         port.postMessage({ type: 'written', id, results: results.slice(offset, offset + sends.length).map(cloneable) } satisfies SendWriterReply);

@@ -4,6 +4,7 @@ import type { SqliteOptions } from '../db/database.js';
 import { startModuleThread } from '../module-worker.js';
 import { attachmentMemoryOf, settleSends, type AcceptedSendWriter, type PendingSend, type SendWriteResult } from './accepted-sends.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
+import { packSend } from './packed-sends.js';
 import type { SendWriterReply, SendWriterRequest, SendWriterThreadData } from './send-writer-thread.js';
 
 const THREAD_ENTRY = new URL('./send-writer-thread.js', import.meta.url);
@@ -68,11 +69,11 @@ export function createThreadedSendWriter(dataDir: string, sqliteOptions: SqliteO
     async (batch) => {
       const id = nextRequestId++;
       inFlight.set(id, batch);
-      const request: SendWriterRequest = { type: 'write', id, sends: batch.map((p) => p.send) };
+      const request: SendWriterRequest = { type: 'write', id, sends: batch.map((p) => packSend(p.send)) };
       const target = thread();
       target.ref();
       // Attachment bytes move to the writer thread rather than being copied: nothing here reads them again.
-      target.postMessage(request, attachmentMemoryOf(request.sends));
+      target.postMessage(request, attachmentMemoryOf(batch.map((p) => p.send)));
     },
     (error, batch) => batch.forEach((pending) => pending.reject(error)),
   );
