@@ -1,10 +1,41 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { nowIso } from '../src/ids.js';
+import { decodeTime } from 'ulid';
+import { firstIdAt, newId, nowIso } from '../src/ids.js';
 import { secretHash } from '../src/secret-token.js';
 
-describe('timestamps and secret hashes', () => {
+describe('ids, timestamps and secret hashes', () => {
+  it('newId is the prefix and a lower-case ULID of the millisecond it was made in, every id above the one before', () => {
+    let previous = '';
+    const randomParts = new Set<string>();
+    const times = new Set<number>();
+    // Enough ids that many share a millisecond (each above the last by one) and the clock moves several times.
+    for (let i = 0; i < 50_000 || times.size < 3; i++) {
+      const before = Date.now();
+      const id = newId('msg');
+      const after = Date.now();
+      assert.match(id, /^msg_[0-9a-hjkmnp-tv-z]{26}$/);
+      const ulid = id.slice(4);
+      const at = decodeTime(ulid.toUpperCase());
+      assert.ok(at >= before && at <= after, `${id} decodes to ${at}, not between ${before} and ${after}`);
+      assert.ok(id > previous, `${id} is not above ${previous}`);
+      if (previous.slice(4, 14) === ulid.slice(0, 10)) {
+        // Same millisecond: the 80-bit random part is the one before plus one.
+        assert.equal(BigInt(`0x${toHex(ulid.slice(10))}`), BigInt(`0x${toHex(previous.slice(14))}`) + 1n);
+      } else {
+        randomParts.add(ulid.slice(10));
+      }
+      times.add(at);
+      previous = id;
+    }
+    assert.equal(randomParts.size, times.size, 'each millisecond starts from a random part of its own');
+    const last = newId('msg');
+    const madeAt = decodeTime(last.slice(4).toUpperCase());
+    assert.ok(firstIdAt('msg', madeAt) <= last && firstIdAt('msg', madeAt + 1) > last, 'firstIdAt bounds the ids of a millisecond');
+  });
+
+
   it('nowIso is the current millisecond in ISO 8601 UTC, formatted once per millisecond and never stale', () => {
     // Calls until the clock has moved on at least twice: each answer is the millisecond it was asked in.
     const seen = new Set<string>();
@@ -25,3 +56,11 @@ describe('timestamps and secret hashes', () => {
     assert.equal(secretHash(key), createHash('sha256').update(key).digest('hex'));
   });
 });
+
+/** A 16-character Crockford base-32 string as hex, for the arithmetic above. */
+function toHex(base32: string): string {
+  const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
+  let n = 0n;
+  for (const c of base32) n = n * 32n + BigInt(alphabet.indexOf(c));
+  return n.toString(16);
+}
