@@ -68,6 +68,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   refuseUnknownQueryParameters(app, [HEALTH_PATH, OPENAPI_PATH]);
   registerApiGuard(app, {
     authenticate: (key, options) => services.apiKeys.authenticate(key, options),
+    authenticateRemembered: (key) => services.apiKeys.authenticateRemembered(key),
     rateLimiter: services.rateLimiter,
     limits: config.rateLimits,
   });

@@ -11,6 +11,11 @@ export function secretHash(secret: string): string {
   return hash('sha256', secret);
 }
 
+/** secretHash as bytes rather than hex: for a constant-time comparison with a hash already decoded. */
+export function secretHashBytes(secret: string): Buffer {
+  return hash('sha256', secret, 'buffer');
+}
+
 /** 256 random bits, URL-safe: a session, CSRF or setup-link token. */
 export function newSecretToken(): string {
   return randomBytes(32).toString('base64url');

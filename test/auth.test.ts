@@ -114,6 +114,23 @@ describe('authentication', () => {
     assert.equal((await t.call('GET', '/v1/send/stats', { key: created.key })).statusCode, 200);
   });
 
+  // The send routes' guard answers a key read lately without a promise (api-key-service.ts, authenticateRemembered).
+  it('refuses a forged key on the send route while the real one is remembered, and says who a remembered key is', async () => {
+    const created = (await t.call('POST', '/v1/api-keys', { body: { name: 'remembered' } })).json().data;
+    assert.equal(t.services.apiKeys.authenticateRemembered(created.key), undefined, 'not read yet: nothing to answer at once');
+    for (let i = 0; i < 2; i++) assert.equal((await t.call('POST', '/v1/send', { key: created.key, body: sendBody() })).json().data.status, 'sent');
+    assert.deepEqual(t.services.apiKeys.authenticateRemembered(created.key), { keyId: created.id, workspaceId: t.workspaceId, permission: 'full_access', domainId: null });
+    const last = created.key.at(-1) === 'A' ? 'B' : 'A';
+    const forged = `${created.key.slice(0, -1)}${last}`;
+    assert.equal(t.services.apiKeys.authenticateRemembered(forged), undefined);
+    const before = await writtenRows(t.db);
+    const refused = await t.call('POST', '/v1/send', { key: forged, body: sendBody() });
+    assert.deepEqual([refused.statusCode, refused.json()], [401, UNAUTHORIZED]);
+    assert.deepEqual(await writtenRows(t.db), before);
+    assert.equal((await t.call('DELETE', `/v1/api-keys/${created.id}`)).statusCode, 200);
+    assert.equal(t.services.apiKeys.authenticateRemembered(created.key), undefined, 'a key deleted here is forgotten at once');
+  });
+
   it('records when a key was last used', async () => {
     const created = (await t.call('POST', '/v1/api-keys', { body: { name: 'usage' } })).json().data;
     const listedBefore = (await t.call('GET', '/v1/api-keys')).json().data.find((k: { id: string }) => k.id === created.id);

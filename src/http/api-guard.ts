@@ -1,9 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { MissingApiKeyError, RateLimitError, SendingOnlyKeyError, UnauthorizedError } from '../errors.js';
 import type { AuthenticatedKey } from '../services/api-key-service.js';
 import type { SendingKey } from '../services/send-service.js';
-import type { RateLimiter } from '../services/rate-limiter.js';
+import type { RateLimitDecision, RateLimiter } from '../services/rate-limiter.js';
 import './api-dialect.js';
 
 export const HEALTH_PATH = '/v1/health/check';
@@ -43,8 +43,17 @@ declare module 'fastify' {
 
 interface GuardDeps {
   authenticate(key: string | undefined, options?: { cached?: boolean }): Promise<AuthenticatedKey | null>;
+  /** authenticate's answer for a key read lately, when it needs no wait (api-key-service.ts); else undefined. */
+  authenticateRemembered?(key: string | undefined): AuthenticatedKey | undefined;
   rateLimiter: RateLimiter;
   limits: Config['rateLimits'];
+}
+
+/** What the guard decides from: the matched route's settings and the key presented. */
+interface GuardedRequest {
+  url: string | undefined;
+  config: FastifyRequest['routeOptions']['config'] | undefined;
+  presented: string | undefined;
 }
 
 /**
@@ -54,34 +63,59 @@ interface GuardDeps {
  * budget in headers, then refuse or let through. The health check is told
  * apart by the route that matched, not by the raw URL, so an encoded path such
  * as `/%761/send` cannot slip past.
+ *
+ * A callback-style hook: a send made with a key read lately, counted in this
+ * process's memory, passes without a promise (nearly every request under
+ * load); anything else waits for the store or Redis.
  */
 export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest('auth', null);
-  app.addHook('onRequest', async (request, reply) => {
-    // Read once: Fastify builds routeOptions anew at every access.
-    const { url, config } = request.routeOptions;
-    // Told apart by the route that matched, not the raw URL: the dashboard's routes have a guard of their own.
-    if (url === HEALTH_PATH || config?.withoutApiKey === true) return;
 
-    const dialect = config?.dialect;
-    const header = request.headers['x-api-key'];
-    const presented = dialect ? dialect.apiKey(request) : typeof header === 'string' ? header : undefined;
-    const auth = await deps.authenticate(presented, { cached: config?.keyCheckedOnWrite === true });
-    const limitClass: RateLimitClass = config?.rateLimitClass ?? 'other';
-    const decision = auth
-      ? await deps.rateLimiter.consume(`key:${auth.keyId}:${limitClass}`, limitClass === 'send' ? deps.limits.sendPerMinute : deps.limits.otherPerMinute)
-      : await deps.rateLimiter.consume(`ip:${request.ip}`, deps.limits.otherPerMinute);
+  const limitOf = (limitClass: RateLimitClass) => (limitClass === 'send' ? deps.limits.sendPerMinute : deps.limits.otherPerMinute);
+  const bucketOf = (request: FastifyRequest, auth: AuthenticatedKey | null, limitClass: RateLimitClass) =>
+    auth ? { bucket: `key:${auth.keyId}:${limitClass}`, limit: limitOf(limitClass) } : { bucket: `ip:${request.ip}`, limit: deps.limits.otherPerMinute };
 
+  /** Reports the budget, then refuses (throws) or lets the request through with its key. */
+  function admit(request: FastifyRequest, reply: FastifyReply, guarded: GuardedRequest, auth: AuthenticatedKey | null, decision: RateLimitDecision): void {
     reply.header('X-RateLimit-Limit', decision.limit);
     reply.header('X-RateLimit-Remaining', decision.remaining);
     reply.header('X-RateLimit-Reset', decision.resetAt);
     const nowSeconds = Math.floor(Date.now() / 1000);
+    const dialect = guarded.config?.dialect;
     if (dialect) reply.headers(dialect.rateLimitHeaders(decision, nowSeconds));
     if (!decision.allowed) throw new RateLimitError(Math.max(1, decision.resetAt - nowSeconds));
-    if (!auth) throw presented === undefined ? new MissingApiKeyError() : new UnauthorizedError();
+    if (!auth) throw guarded.presented === undefined ? new MissingApiKeyError() : new UnauthorizedError();
     // After the rate limit, so a sending key probing other routes still spends its budget.
-    if (auth.permission === 'sending_access' && !SENDING_ROUTES.has(`${request.method} ${url}`)) throw new SendingOnlyKeyError();
+    if (auth.permission === 'sending_access' && !SENDING_ROUTES.has(`${request.method} ${guarded.url}`)) throw new SendingOnlyKeyError();
     request.auth = auth;
+  }
+
+  async function guardAfterWaiting(request: FastifyRequest, reply: FastifyReply, guarded: GuardedRequest): Promise<void> {
+    const auth = await deps.authenticate(guarded.presented, { cached: guarded.config?.keyCheckedOnWrite === true });
+    const { bucket, limit } = bucketOf(request, auth, guarded.config?.rateLimitClass ?? 'other');
+    admit(request, reply, guarded, auth, await deps.rateLimiter.consume(bucket, limit));
+  }
+
+  app.addHook('onRequest', (request, reply, done) => {
+    // Read once: Fastify builds routeOptions anew at every access.
+    const { url, config } = request.routeOptions;
+    // Told apart by the route that matched, not the raw URL: the dashboard's routes have a guard of their own.
+    if (url === HEALTH_PATH || config?.withoutApiKey === true) return done();
+
+    const dialect = config?.dialect;
+    const header = request.headers['x-api-key'];
+    const guarded: GuardedRequest = { url, config, presented: dialect ? dialect.apiKey(request) : typeof header === 'string' ? header : undefined };
+    const auth = config?.keyCheckedOnWrite === true ? deps.authenticateRemembered?.(guarded.presented) : undefined;
+    if (auth && deps.rateLimiter.consumeNow) {
+      const { bucket, limit } = bucketOf(request, auth, config?.rateLimitClass ?? 'other');
+      try {
+        admit(request, reply, guarded, auth, deps.rateLimiter.consumeNow(bucket, limit));
+      } catch (error) {
+        return done(error as Error);
+      }
+      return done();
+    }
+    guardAfterWaiting(request, reply, guarded).then(() => done(), done);
   });
 }
 

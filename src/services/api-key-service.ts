@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { secretHash } from '../secret-token.js';
+import { secretHash, secretHashBytes } from '../secret-token.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { ApiKeyPermission } from '../db/schema.js';
 import { newId, nowIso } from '../ids.js';
@@ -45,6 +45,29 @@ export interface AuthenticatedKey {
   permission: ApiKeyPermission;
   /** The only domain the key may send from, or null for any. */
   domainId: string | null;
+}
+
+/** Whether `presented` has the shape of a key at all: anything else is refused without a look-up. */
+function wellFormed(presented: string | undefined): presented is string {
+  return presented !== undefined && presented.length === KEY_LENGTH && presented.startsWith(KEY_PREFIX);
+}
+
+/** A key read lately, with what each request would otherwise derive from its row again. */
+interface RememberedKey {
+  /** The row's key_hash as bytes, for the constant-time comparison. */
+  hash: Buffer;
+  /** When the key was last marked used, in ms (-Infinity: never). */
+  lastUsedMs: number;
+  /** Shared by every request made with the key while it is remembered: frozen. */
+  auth: Readonly<AuthenticatedKey>;
+}
+
+function rememberedKeyOf(row: KeyLookupRow): RememberedKey {
+  return {
+    hash: Buffer.from(row.key_hash, 'hex'),
+    lastUsedMs: row.last_used_at ? Date.parse(row.last_used_at) : -Infinity,
+    auth: Object.freeze({ keyId: row.id, workspaceId: row.workspace_id, permission: row.permission, domainId: row.domain_id }),
+  };
 }
 
 function lookupIdOf(key: string): string {
@@ -97,7 +120,9 @@ export function createApiKeyService(store: Store) {
    * may do with a deleted key (answer a validation error, replay an idempotent answer) lasts RECENT_MS at
    * most, and not at all after a delete through this process. Every other route looks its key up each time.
    */
-  const recent = createRecentCache<KeyLookupRow>();
+  const recent = createRecentCache<RememberedKey>();
+  // The secret part is checked by comparing hashes in constant time, so response timing says nothing about it.
+  const matches = (key: RememberedKey, presented: string) => timingSafeEqual(key.hash, secretHashBytes(presented));
   return {
     create: (workspaceId: string, name: string, scope?: ApiKeyScope) => issueApiKey(store, workspaceId, name, scope),
 
@@ -117,7 +142,7 @@ export function createApiKeyService(store: Store) {
           if (fullAccess.length === 1 && fullAccess[0] === id) throw new ConflictError(LAST_FULL_ACCESS_KEY);
         }
         if (!(await repos.apiKeys.delete(workspaceId, id))) throw new NotFoundError('API key not found');
-        recent.forget((row) => row.id === id);
+        recent.forget((key) => key.auth.keyId === id);
         return { id, deleted: true as const };
       });
     },
@@ -126,25 +151,37 @@ export function createApiKeyService(store: Store) {
      * The key's workspace, or null for a missing, malformed, unknown or deleted key. `cached`: for the send
      * routes, whose writes check the key again, a key read lately may come from memory (`recent` above).
      */
-    async authenticate(presented: string | undefined, { cached = false }: { cached?: boolean } = {}): Promise<AuthenticatedKey | null> {
-      if (!presented || presented.length !== KEY_LENGTH || !presented.startsWith(KEY_PREFIX)) return null;
+    async authenticate(presented: string | undefined, { cached = false }: { cached?: boolean } = {}): Promise<Readonly<AuthenticatedKey> | null> {
+      if (!wellFormed(presented)) return null;
       const lookupId = lookupIdOf(presented);
       const now = Date.now();
-      let row = cached ? recent.get(lookupId, now) : undefined;
-      if (!row) {
-        row = await store.apiKeys.findByLookupId(lookupId);
+      let key = cached ? recent.get(lookupId, now) : undefined;
+      if (!key) {
+        const row = await store.apiKeys.findByLookupId(lookupId);
         if (!row) return null;
-        recent.set(lookupId, row, now);
+        key = rememberedKeyOf(row);
+        recent.set(lookupId, key, now);
       }
-      // The secret part is checked by comparing hashes in constant time, so response timing says nothing about it.
-      if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(secretHash(presented), 'hex'))) return null;
-      if (!row.last_used_at || now - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS) {
-        const at = new Date(now).toISOString();
-        await store.apiKeys.touch(row.id, at);
-        // The remembered row too, or every request within RECENT_MS would write it again.
-        row.last_used_at = at;
+      if (!matches(key, presented)) return null;
+      if (now - key.lastUsedMs > LAST_USED_RESOLUTION_MS) {
+        await store.apiKeys.touch(key.auth.keyId, new Date(now).toISOString());
+        // The remembered key too, or every request within RECENT_MS would write it again.
+        key.lastUsedMs = now;
       }
-      return { keyId: row.id, workspaceId: row.workspace_id, permission: row.permission, domainId: row.domain_id };
+      return key.auth;
+    },
+
+    /**
+     * What `authenticate(presented, { cached: true })` would answer, when it can be answered at once: the
+     * key read lately, the hash matching, and no `last_used_at` to write. Otherwise undefined (call
+     * `authenticate`): the send routes' guard then takes no promise.
+     */
+    authenticateRemembered(presented: string | undefined): Readonly<AuthenticatedKey> | undefined {
+      if (!wellFormed(presented)) return undefined;
+      const now = Date.now();
+      const key = recent.get(lookupIdOf(presented), now);
+      if (!key || now - key.lastUsedMs > LAST_USED_RESOLUTION_MS || !matches(key, presented)) return undefined;
+      return key.auth;
     },
   };
 }

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createMemoryRateLimiter, RATE_LIMIT_WINDOW_SECONDS } from '../src/services/rate-limiter.js';
+
+describe('memory rate limiter', () => {
+  const start = Date.UTC(2026, 10, 27, 12, 0, 0, 400);
+  const windowMs = RATE_LIMIT_WINDOW_SECONDS * 1000;
+
+  it('counts fixed windows from a bucket\'s first request, refuses past the limit, and starts again when the window ends', () => {
+    let now = start;
+    const limiter = createMemoryRateLimiter(() => now);
+    const first = limiter.consumeNow!('key:a:send', 3);
+    assert.deepEqual(first, { allowed: true, limit: 3, remaining: 2, resetAt: Math.ceil((start + windowMs) / 1000) });
+    now += 10_000;
+    assert.deepEqual(limiter.consumeNow!('key:a:send', 3), { ...first, remaining: 1 });
+    assert.deepEqual(limiter.consumeNow!('key:a:send', 3), { ...first, remaining: 0 });
+    assert.deepEqual(limiter.consumeNow!('key:a:send', 3), { ...first, allowed: false, remaining: 0 });
+    // Another bucket, and the same bucket under another limit, count on their own.
+    assert.equal(limiter.consumeNow!('key:b:send', 3).remaining, 2);
+    assert.equal(limiter.consumeNow!('key:a:send', 10).remaining, 9);
+    now = start + windowMs - 1;
+    assert.equal(limiter.consumeNow!('key:a:send', 3).allowed, false, 'still the first window');
+    now = start + windowMs;
+    assert.deepEqual(limiter.consumeNow!('key:a:send', 3), { allowed: true, limit: 3, remaining: 2, resetAt: Math.ceil((now + windowMs) / 1000) });
+  });
+
+  it('answers the same through the promise', async () => {
+    let now = start;
+    const limiter = createMemoryRateLimiter(() => now);
+    assert.deepEqual(await limiter.consume('ip:127.0.0.1', 1), { allowed: true, limit: 1, remaining: 0, resetAt: Math.ceil((start + windowMs) / 1000) });
+    now += 1;
+    assert.equal((await limiter.consume('ip:127.0.0.1', 1)).allowed, false);
+  });
+
+  it('forgets the windows of buckets that stopped, so memory does not grow with every client address ever seen', () => {
+    let now = start;
+    const limiter = createMemoryRateLimiter(() => now);
+    for (let i = 0; i < 1000; i++) limiter.consumeNow!(`ip:10.0.${i >> 8}.${i & 255}`, 60);
+    limiter.consumeNow!('key:a:other', 100);
+    assert.equal(limiter.windowsHeld(), 1001);
+    now += windowMs / 2;
+    limiter.consumeNow!('key:b:other', 100);
+    assert.equal(limiter.windowsHeld(), 1002, 'nothing has ended yet');
+    now = start + windowMs;
+    limiter.consumeNow!('key:b:other', 100);
+    assert.equal(limiter.windowsHeld(), 1, 'only the bucket whose window is still open is left');
+    // A bucket seen again after the sweep starts a fresh window.
+    assert.equal(limiter.consumeNow!('ip:10.0.0.0', 60).remaining, 59);
+  });
+});
