@@ -13,7 +13,8 @@ export function secretHash(secret: string): string {
 
 /** secretHash as bytes rather than hex: for a constant-time comparison with a hash already decoded. */
 export function secretHashBytes(secret: string): Buffer {
-  return hash('sha256', secret, 'buffer');
+  // Not hash(…, 'buffer'): on Node 20 that output took about twice as long as hex and a decode (1.3–1.9 µs against 0.9).
+  return Buffer.from(hash('sha256', secret), 'hex');
 }
 
 /** 256 random bits, URL-safe: a session, CSRF or setup-link token. */

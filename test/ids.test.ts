@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { decodeTime } from 'ulid';
 import { firstIdAt, newId, nowIso } from '../src/ids.js';
-import { secretHash } from '../src/secret-token.js';
+import { secretHash, secretHashBytes } from '../src/secret-token.js';
 
 describe('ids, timestamps and secret hashes', () => {
   it('newId is the prefix and a lower-case ULID of the millisecond it was made in, every id above the one before', () => {
@@ -54,6 +54,7 @@ describe('ids, timestamps and secret hashes', () => {
     assert.equal(secretHash('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
     const key = 'mr_Ünïcode-and-ascii_0123456789';
     assert.equal(secretHash(key), createHash('sha256').update(key).digest('hex'));
+    assert.deepEqual(secretHashBytes(key), createHash('sha256').update(key).digest());
   });
 });
 
