@@ -67,7 +67,10 @@ export function packSend(send: AcceptedSend): WireSend {
   return packed;
 }
 
-/** The send packSend was given, rebuilt on the writer thread. */
+/**
+ * The send packSend was given, rebuilt on the writer thread. The entry and job literals below name every
+ * column of their tables: a required column added to either fails to compile here.
+ */
 export function unpackSend(wire: WireSend): AcceptedSend {
   if (!Array.isArray(wire)) return wire;
   const message = {} as Record<string, unknown>;
