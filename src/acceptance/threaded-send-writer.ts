@@ -69,11 +69,12 @@ export function createThreadedSendWriter(dataDir: string, sqliteOptions: SqliteO
     async (batch) => {
       const id = nextRequestId++;
       inFlight.set(id, batch);
-      const request: SendWriterRequest = { type: 'write', id, sends: batch.map((p) => packSend(p.send)) };
+      const sends = batch.map((p) => p.send);
+      const request: SendWriterRequest = { type: 'write', id, sends: sends.map(packSend) };
       const target = thread();
       target.ref();
       // Attachment bytes move to the writer thread rather than being copied: nothing here reads them again.
-      target.postMessage(request, attachmentMemoryOf(batch.map((p) => p.send)));
+      target.postMessage(request, attachmentMemoryOf(sends));
     },
     (error, batch) => batch.forEach((pending) => pending.reject(error)),
   );

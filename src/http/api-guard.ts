@@ -90,8 +90,9 @@ export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
     request.auth = auth;
   }
 
-  async function guardAfterWaiting(request: FastifyRequest, reply: FastifyReply, guarded: GuardedRequest): Promise<void> {
-    const auth = await deps.authenticate(guarded.presented, { cached: guarded.config?.keyCheckedOnWrite === true });
+  /** `remembered`: the key as authenticateRemembered answered it, when it did (the counters then are what waits). */
+  async function guardAfterWaiting(request: FastifyRequest, reply: FastifyReply, guarded: GuardedRequest, remembered: AuthenticatedKey | undefined): Promise<void> {
+    const auth = remembered ?? (await deps.authenticate(guarded.presented, { cached: guarded.config?.keyCheckedOnWrite === true }));
     const { bucket, limit } = bucketOf(request, auth, guarded.config?.rateLimitClass ?? 'other');
     admit(request, reply, guarded, auth, await deps.rateLimiter.consume(bucket, limit));
   }
@@ -115,7 +116,7 @@ export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
       }
       return done();
     }
-    guardAfterWaiting(request, reply, guarded).then(() => done(), done);
+    guardAfterWaiting(request, reply, guarded, auth).then(() => done(), done);
   });
 }
 
