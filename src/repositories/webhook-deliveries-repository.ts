@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../db/database.js';
+import { storeKindOfDb, type Db } from '../db/database.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from '../db/schema.js';
 import { bulkInsert, powerOfTwoChunks } from './bulk-insert.js';
 
@@ -18,6 +18,22 @@ const insertDeliveries = bulkInsert('webhook_deliveries', [
   'last_status', 'last_error', 'created_at', 'updated_at',
 ]);
 const insertAttempts = bulkInsert('webhook_attempts', ['id', 'delivery_id', 'attempt', 'status_code', 'response_body', 'error', 'duration_ms', 'created_at']);
+
+/** Most rows recordAndSettle writes in its one statement; more go in a transaction. */
+const MAX_ROWS_TOGETHER = 256;
+
+/** The columns a settlement writes: the state, when pending again its new time, the last answer; the lease ends. */
+function settledColumns(change: WebhookSettlement, now: string) {
+  return {
+    state: change.state,
+    ...(change.availableAt ? { available_at: change.availableAt } : {}),
+    last_status: change.lastStatus,
+    last_error: change.lastError,
+    lease_owner: null,
+    lease_expires_at: null,
+    updated_at: now,
+  };
+}
 
 /** What a dispatcher has room for in one claim (claimDue). */
 export interface ClaimRoom {
@@ -100,24 +116,38 @@ export function createWebhookDeliveriesRepository(db: Db) {
     async settleMany(ids: string[], owner: string, change: WebhookSettlement, now: string): Promise<string[]> {
       const settled: string[] = [];
       for (const chunk of powerOfTwoChunks(ids)) {
-        const rows = await db
-          .updateTable('webhook_deliveries')
-          .set({
-            state: change.state,
-            ...(change.availableAt ? { available_at: change.availableAt } : {}),
-            last_status: change.lastStatus,
-            last_error: change.lastError,
-            lease_owner: null,
-            lease_expires_at: null,
-            updated_at: now,
-          })
-          .where('id', 'in', chunk)
-          .where('lease_owner', '=', owner)
-          .returning('id')
-          .execute();
+        const rows = await db.updateTable('webhook_deliveries').set(settledColumns(change, now)).where('id', 'in', chunk).where('lease_owner', '=', owner).returning('id').execute();
         settled.push(...rows.map((row) => row.id));
       }
       return settled;
+    },
+
+    /**
+     * Records attempts and settles their deliveries (as settleMany, each group alike), all or nothing; answers the ids
+     * settled. On PostgreSQL, when the deliveries settle alike (most often: delivered, 200), in one statement, the
+     * attempts inserted in a CTE of the UPDATE: one round trip rather than a transaction's four, each of which costs
+     * the dispatcher's thread a socket write and a wait.
+     */
+    async recordAndSettle(attempts: WebhookAttemptsTable[], groups: { ids: string[]; change: WebhookSettlement }[], owner: string, now: string): Promise<string[]> {
+      const [only] = groups;
+      if (storeKindOfDb(db) === 'postgres' && groups.length === 1 && attempts.length <= MAX_ROWS_TOGETHER && only!.ids.length <= MAX_ROWS_TOGETHER) {
+        const rows = await db
+          .with('recorded', (qb) => qb.insertInto('webhook_attempts').values(attempts))
+          .updateTable('webhook_deliveries')
+          .set(settledColumns(only!.change, now))
+          .where('id', 'in', only!.ids)
+          .where('lease_owner', '=', owner)
+          .returning('id')
+          .execute();
+        return rows.map((row) => row.id);
+      }
+      const write = async (repos: ReturnType<typeof createWebhookDeliveriesRepository>) => {
+        await repos.recordAttempts(attempts);
+        const settled: string[] = [];
+        for (const { ids, change } of groups) settled.push(...(await repos.settleMany(ids, owner, change, now)));
+        return settled;
+      };
+      return db.isTransaction ? write(this) : db.transaction().execute((trx) => write(createWebhookDeliveriesRepository(trx)));
     },
 
     /** Gives back deliveries the owner claimed and never posted, due at once, taking back the attempt their claim counted. */

@@ -44,9 +44,10 @@ export interface OutcomeRecorderOptions {
  * Written in batches: posts finish one by one, and a transaction (on SQLite
  * an fsync) per post would cap the rate well below what receivers take. In a
  * batch the attempts go in together, and the deliveries settled alike (most
- * often: delivered, 200) in one UPDATE: on PostgreSQL each statement is a
- * round trip. A batch that fails is written again one outcome at a time, so
- * a bad one fails alone.
+ * often: delivered, 200) in one UPDATE; on PostgreSQL, where each statement
+ * is a round trip, both in one statement when the batch settles alike
+ * (recordAndSettle). A batch that fails is written again one outcome at a
+ * time, so a bad one fails alone.
  */
 export function createOutcomeRecorder({ store, owner, retryBaseMs, random, logger }: OutcomeRecorderOptions): (outcome: WebhookOutcome) => Promise<WebhookSettlement['state']> {
   function settlement(outcome: WebhookOutcome, now: string): WebhookSettlement {
@@ -81,23 +82,17 @@ export function createOutcomeRecorder({ store, owner, retryBaseMs, random, logge
     return [...groups.values()];
   }
 
-  /** Writes the items in one transaction; once it commits, each resolves with the state it settled. */
+  /** Writes the items all or nothing; once written, each resolves with the state it settled. */
   async function write(items: Pending[], now: string): Promise<void> {
     const groups = settledAlike(items, now);
-    await store.transaction(async (repos) => {
-      await repos.webhookDeliveries.recordAttempts(
-        items.map(({ outcome: { delivery, result } }) => ({
-          id: newId('wha'), delivery_id: delivery.id, attempt: Number(delivery.attempts), status_code: result.status,
-          response_body: result.body, error: result.error, duration_ms: result.durationMs, created_at: now,
-        })),
-      );
-      for (const { change, items: alike } of groups) {
-        const ids = alike.map((item) => item.outcome.delivery.id);
-        const settled = new Set(await repos.webhookDeliveries.settleMany(ids, owner, change, now));
-        // Its lease ran out (or a replay cleared it): another attempt may follow; the attempt above stays on record.
-        for (const id of ids) if (!settled.has(id)) logger.warn({ deliveryId: id }, 'webhook delivery was no longer leased when its outcome was written');
-      }
-    });
+    const attempts = items.map(({ outcome: { delivery, result } }) => ({
+      id: newId('wha'), delivery_id: delivery.id, attempt: Number(delivery.attempts), status_code: result.status,
+      response_body: result.body, error: result.error, duration_ms: result.durationMs, created_at: now,
+    }));
+    const settlements = groups.map(({ change, items: alike }) => ({ change, ids: alike.map((item) => item.outcome.delivery.id) }));
+    const settled = new Set(await store.webhookDeliveries.recordAndSettle(attempts, settlements, owner, now));
+    // Its lease ran out (or a replay cleared it): another attempt may follow; the attempt above stays on record.
+    for (const { outcome } of items) if (!settled.has(outcome.delivery.id)) logger.warn({ deliveryId: outcome.delivery.id }, 'webhook delivery was no longer leased when its outcome was written');
     for (const { change, items: alike } of groups) for (const item of alike) item.resolve(change.state);
   }
 
