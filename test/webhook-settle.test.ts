@@ -116,10 +116,12 @@ describe('settling webhook deliveries together', () => {
     // Alike (on PostgreSQL one statement): settled only where the lease is still this owner's; every attempt recorded.
     assert.deepEqual((await recordAndSettle([attempt(ids[0]!, 200), attempt(lost, 200)], [{ ids: [ids[0]!, lost], change: delivered }], 'owner-r', now)).sort(), [ids[0]]);
     assert.deepEqual((await t.store.webhookDeliveries.listAttempts(lost)).map((a) => a.status_code), [200]);
-    // Not alike: one delivered, one due again later.
+    // Not alike (two statements), inside a caller's transaction: one due again later, none delivered.
     const retryAt = new Date(Date.now() + 30_000).toISOString();
     const retry = { state: 'pending' as const, availableAt: retryAt, lastStatus: 503, lastError: 'HTTP 503' };
-    const settled = await recordAndSettle([{ ...attempt(ids[2]!, 503), id: 'wha_rs_retry' }], [{ ids: [ids[2]!], change: retry }, { ids: [], change: delivered }], 'owner-r', now);
+    const settled = await t.store.transaction((repos) =>
+      repos.webhookDeliveries.recordAndSettle([{ ...attempt(ids[2]!, 503), id: 'wha_rs_retry' }], [{ ids: [ids[2]!], change: retry }, { ids: [], change: delivered }], 'owner-r', now),
+    );
     assert.deepEqual(settled, [ids[2]]);
     const rows = await t.db.selectFrom('webhook_deliveries').select(['id', 'state', 'last_status', 'lease_owner', 'available_at']).where('id', 'in', ids).orderBy('id').execute();
     const byId = new Map(rows.map((row) => [row.id, row]));

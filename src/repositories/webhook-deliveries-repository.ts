@@ -147,7 +147,7 @@ export function createWebhookDeliveriesRepository(db: Db) {
         for (const { ids, change } of groups) settled.push(...(await repos.settleMany(ids, owner, change, now)));
         return settled;
       };
-      return db.isTransaction ? write(this) : db.transaction().execute((trx) => write(createWebhookDeliveriesRepository(trx)));
+      return db.isTransaction ? write(createWebhookDeliveriesRepository(db)) : db.transaction().execute((trx) => write(createWebhookDeliveriesRepository(trx)));
     },
 
     /** Gives back deliveries the owner claimed and never posted, due at once, taking back the attempt their claim counted. */
