@@ -57,11 +57,7 @@ describe('the Overview in Chromium: figures, chart, rates and their links', () =
       last = `${status} ${JSON.stringify(body)}`;
       return JSON.stringify(body.data) === JSON.stringify(expected);
     };
-    await waitFor(look, `the stats ${JSON.stringify(expected)}`).catch(
-      (error: Error) => {
-        throw new Error(`${error.message}; the last seen: ${last}`);
-      },
-    );
+    await waitFor(look, () => `the stats ${JSON.stringify(expected)}; the last seen: ${last}`);
   }
 
   async function signIn(on: Page, email: string) {

@@ -80,12 +80,12 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const { store, retryBaseMs, pollMs, logger, prepare, timeoutMs = WEBHOOK_TIMEOUT_MS, leaseMs = WEBHOOK_LEASE_MS, random = Math.random } = options;
   /** The longest an attempt may take once started: its endpoint's DNS check (when the claim's is still under way), then the post. */
   const attemptMs = WEBHOOK_RESOLVE_TIMEOUT_MS + timeoutMs;
-  const stopGraceMs = options.stopGraceMs ?? WEBHOOK_RESOLVE_TIMEOUT_MS + timeoutMs;
+  const stopGraceMs = options.stopGraceMs ?? attemptMs;
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}:webhooks`;
   /** Posts under way, by delivery. */
   const inFlight = new Map<string, Promise<void>>();
   const recording = new Map<string, Promise<void>>();
-  /** Deliveries being given back unposted, their leases too short for a post (startWaiting). */
+  /** Deliveries being given back unposted (giveBack). */
   const givingBack = new Set<Promise<void>>();
   /** Per endpoint: deliveries held (posting or waiting for a slot), and of them those posting. */
   const held = new Map<string, number>();
@@ -145,18 +145,22 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     if (stale.length > 0) giveBack(stale);
   }
 
+  /** A held delivery no longer held (posted, or given back): answers what its endpoint still holds. */
+  function unhold(delivery: WebhookDelivery): number {
+    heldInAll--;
+    return add(held, delivery.webhook_id, -1);
+  }
+
   /** Gives back held deliveries never posted, due at once with the attempt their claim counted taken back; claimed again later. */
-  function giveBack(deliveries: WebhookDelivery[]): void {
-    for (const delivery of deliveries) {
-      add(held, delivery.webhook_id, -1);
-      heldInAll--;
-    }
+  function giveBack(deliveries: WebhookDelivery[]): Promise<void> {
+    deliveries.forEach(unhold);
     const ids = deliveries.map((delivery) => delivery.id);
     const given: Promise<void> = store.webhookDeliveries
       .releaseUnattempted(ids, owner, new Date().toISOString())
-      .catch((error: unknown) => logger.warn({ err: error, deliveries: ids.length }, 'could not give back webhook deliveries held too long; taken over once their leases run out'))
+      .catch((error: unknown) => logger.warn({ err: error, deliveries: ids.length }, 'could not give back webhook deliveries never posted; taken over once their leases run out'))
       .finally(() => givingBack.delete(given));
     givingBack.add(given);
+    return given;
   }
 
   function post(delivery: WebhookDelivery, prepared: Promise<PreparedEndpoint | Error | undefined>): void {
@@ -174,8 +178,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       posted.finally(() => {
         inFlight.delete(delivery.id);
         add(posting, delivery.webhook_id, -1);
-        const left = add(held, delivery.webhook_id, -1);
-        heldInAll--;
+        const left = unhold(delivery);
         startWaiting();
         // Claim again when half of what may be held has come free, not after every post: claims come in
         // batches, and what is still held keeps the slots busy meanwhile.
@@ -241,11 +244,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       wake();
       await loopDone;
       // Claimed but never posted: given back with the attempt their claim counted taken back.
-      const unposted = [...waiting.values()].flat().map(({ delivery }) => delivery.id);
+      const unposted = [...waiting.values()].flat().map(({ delivery }) => delivery);
       waiting.clear();
-      await store.webhookDeliveries.releaseUnattempted(unposted, owner, new Date().toISOString()).catch((error: unknown) => {
-        logger.warn({ err: error, deliveries: unposted.length }, 'could not give back the webhook deliveries claimed but not posted; taken over once their leases run out');
-      });
+      await giveBack(unposted);
       const finished = await settleWithin(() => [...inFlight.values(), ...recording.values(), ...givingBack], stopGraceMs);
       // A post given back here may still reach its receiver: delivered again later, at least once (its id tells them apart).
       if (finished === 'timeout') logger.warn({ inFlight: inFlight.size + recording.size }, 'webhook posts still in flight at shutdown; giving them back');

@@ -1,19 +1,18 @@
 /**
  * Waits until `condition` holds, checking every `intervalMs`, and fails with
- * `what` (and the last value seen, when given) after `timeoutMs`: tests wait
- * for conditions, never for a fixed time.
+ * `what` after `timeoutMs`: tests wait for conditions, never for a fixed time.
+ * `what` may be a function, asked at the timeout, to tell what was seen last.
  */
 export async function waitFor<T>(
   condition: () => Promise<T> | T,
-  what: string,
+  what: string | (() => string),
   { timeoutMs = 30_000, intervalMs = 25 }: { timeoutMs?: number; intervalMs?: number } = {},
 ): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
   for (;;) {
-    last = await condition();
-    if (last) return last as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    const value = await condition();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
