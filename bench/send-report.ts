@@ -140,10 +140,11 @@ export function report(
   const provider = setup.provider === 'smtp' ? "SMTP provider relaying to Postfix's smtp-sink, DKIM-signed" : 'sandbox provider';
   console.log(`mailroom = as deployed (npm start: serve with its delivery thread delivering, ${provider}); worker off = WORKER_ENABLED=false`);
   console.log(HEADER);
+  // In the order they were measured (send.ts): the bare route between the two Mailroom servers.
   rounds.forEach((r, i) => {
-    console.log(row(String(i + 1), 'mailroom', r.mailroom));
     console.log(row(String(i + 1), 'worker off', r.workerOff));
     console.log(row(String(i + 1), 'bare fastify', r.bare));
+    console.log(row(String(i + 1), 'mailroom', r.mailroom));
   });
   console.log('');
   drains.forEach((d, i) =>
