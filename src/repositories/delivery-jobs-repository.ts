@@ -1,6 +1,7 @@
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import { storeKindOfDb, type Db } from '../db/database.js';
 import type { DeliveryJobsTable } from '../db/schema.js';
+import { claimInIndexOrder } from '../db/index-order-claim.js';
 
 export type DeliveryJob = Selectable<DeliveryJobsTable>;
 
@@ -54,16 +55,7 @@ export function createDeliveryJobsRepository(db: Db) {
   return {
     /** Leases up to `limit` claimable jobs, the longest due first; returned in that order. */
     async claim(request: ClaimRequest): Promise<DeliveryJob[]> {
-      if (!skipLocked || db.isTransaction) return claimOn(db, request);
-      // PostgreSQL plans the claim from its statistics, and those lag behind a queue: a table analysed
-      // while few jobs were pending (a new store, or a year of `done` jobs before a burst) is planned as a
-      // bitmap scan of every pending job, sorted, for the 8 or 32 taken: 33 ms at 23,000 pending, and
-      // longer as the backlog grows. The index is already in the claim's order, and reading it stops at
-      // the limit whatever the statistics say; in this transaction alone the planner is told to use it.
-      return db.transaction().execute(async (trx) => {
-        await sql`select set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)`.execute(trx);
-        return claimOn(trx, request);
-      });
+      return claimInIndexOrder(db, (on) => claimOn(on, request));
     },
 
     /** The job is finished (every recipient has an outcome). False when the lease is no longer the caller's. */
