@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from './helpers/test-app.js';
 type Send = ReturnType<typeof acceptedSend>;
 
 // The accepted-send path inserts messages, outbox rows and log entries together (bulk-insert.ts,
-// insertTogether): one statement on PostgreSQL, table by table on SQLite and past the size limits.
+// insertTogether): one statement on PostgreSQL whatever the row counts, table by table on SQLite.
 describe('messages, outbox rows and log entries inserted together', () => {
   let t: TestApp;
   before(async () => {
@@ -48,5 +48,20 @@ describe('messages, outbox rows and log entries inserted together', () => {
     }
     assert.equal(await count('messages', sends), 0);
     assert.equal(await count('log_entries', sends), 0);
+  });
+
+  it('keeps every character of the text as given', async () => {
+    const send = acceptedSend(t.workspaceId, 1);
+    const subject = 'Grüße 😀 "quoted" \\ back\tslash\nnew line, 日本語 \u2028';
+    send.message.subject = subject;
+    send.message.html = '<p>{"json": [1, null]}</p>';
+    send.entries[0]!.subject = subject;
+    await t.store.transaction((repos) => repos.logs.insertMany(send.entries, partsOf([send])));
+    const message = await t.db.selectFrom('messages').select(['subject', 'html', 'reply_to']).where('id', '=', send.message.id).executeTakeFirstOrThrow();
+    assert.deepEqual(message, { subject, html: '<p>{"json": [1, null]}</p>', reply_to: null });
+    const entry = await t.db.selectFrom('log_entries').select('subject').where('message_id', '=', send.message.id).executeTakeFirstOrThrow();
+    assert.equal(entry.subject, subject);
+    const job = await t.db.selectFrom('delivery_jobs').select(['attempts', 'lease_owner']).where('message_id', '=', send.message.id).executeTakeFirstOrThrow();
+    assert.deepEqual(job, { attempts: 0, lease_owner: null });
   });
 });

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { storeKindOfDb, type Db } from '../db/database.js';
 import type { DeliveryJobsTable } from '../db/schema.js';
-import { claimInIndexOrder } from '../db/index-order-claim.js';
+import { claimInIndexOrder } from '../db/index-plans.js';
 
 export type DeliveryJob = Selectable<DeliveryJobsTable>;
 
