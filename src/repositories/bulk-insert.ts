@@ -24,10 +24,11 @@ export function powerOfTwoChunks<T>(rows: T[]): T[][] {
 }
 
 /**
- * Inserts rows of `table` with multi-row INSERTs that Kysely builds once per
- * chunk size (see compileOnce): on the send path, building a 32-row INSERT
- * anew costs more than SQLite takes to run it. Every row must carry every
- * listed column, `null` for none.
+ * Inserts rows of `table`. On SQLite with multi-row INSERTs that Kysely builds
+ * once per chunk size (see compileOnce): on the send path, building a 32-row
+ * INSERT anew costs more than SQLite takes to run it. On PostgreSQL in one
+ * statement of one text, whatever the row count (insertTogether). Every row
+ * must carry every listed column, `null` for none.
  */
 export function bulkInsert<T extends keyof Database & string, C extends keyof Database[T] & string>(table: T, columns: readonly C[]) {
   type Row = { [K in C]: Database[T][K] };
@@ -42,7 +43,7 @@ export function bulkInsert<T extends keyof Database & string, C extends keyof Da
     (db: Db, rows: Row[]) => db.insertInto(table).values(rows.map((row) => Object.fromEntries(columns.map((c) => [c, row[c]]))) as never),
     valuesOf,
   );
-  const insert = async (db: Db, rows: Row[]): Promise<void> => {
+  const insertOnSqlite = async (db: Db, rows: Row[]): Promise<void> => {
     for (const chunk of powerOfTwoChunks(rows)) await insertChunk(db, chunk);
   };
   /** These rows, to insert with other tables' in one statement (insertTogether). */
@@ -50,8 +51,9 @@ export function bulkInsert<T extends keyof Database & string, C extends keyof Da
     table,
     columns,
     rows,
-    insertAlone: (db) => insert(db, rows),
+    insertAlone: (db) => insertOnSqlite(db, rows),
   });
+  const insert = (db: Db, rows: Row[]): Promise<void> => insertTogether(db, [part(rows)]);
   return Object.assign(insert, { part });
 }
 
@@ -60,6 +62,7 @@ export interface InsertPart {
   table: string;
   columns: readonly string[];
   rows: readonly unknown[];
+  /** On SQLite, which has no INSERT in a CTE: these rows in statements of their own. */
   insertAlone(db: Db): Promise<void>;
 }
 
@@ -115,7 +118,8 @@ function jsonRowsOf(part: InsertPart): string {
  */
 export async function insertTogether(db: Db, parts: InsertPart[]): Promise<void> {
   const present = parts.filter((p) => p.rows.length > 0);
-  if (storeKindOfDb(db) !== 'postgres' || present.length <= 1) {
+  if (present.length === 0) return;
+  if (storeKindOfDb(db) !== 'postgres') {
     for (const p of present) await p.insertAlone(db);
     return;
   }
