@@ -10,9 +10,10 @@ const MAX_PREPARED_TEXTS = 400;
 
 /**
  * Statements with more parameters than this run unprepared: those are the
- * shapes that vary with their input (multi-row inserts, long IN lists), where
- * planning is a small part of the work and each size would be a text of its
- * own. So do statements without any: transaction control, DDL, the health
+ * shapes that vary with their input (long IN lists), where planning is a
+ * small part of the work and each size would be a text of its own. Bulk
+ * inserts, which were the largest of them, bind each table's rows as one JSON
+ * parameter instead, and are prepared (bulk-insert.ts). So do statements without any: transaction control, DDL, the health
  * check, which have nothing to plan or run once.
  */
 const MAX_PREPARED_PARAMETERS = 64;
