@@ -13,8 +13,9 @@ const MAX_PREPARED_TEXTS = 400;
  * shapes that vary with their input (long IN lists), where planning is a
  * small part of the work and each size would be a text of its own. Bulk
  * inserts, which were the largest of them, bind each table's rows as one JSON
- * parameter instead, and are prepared (bulk-insert.ts). So do statements without any: transaction control, DDL, the health
- * check, which have nothing to plan or run once.
+ * parameter instead, and are prepared (bulk-insert.ts). So do statements
+ * without any: transaction control, DDL, the health check, which have nothing
+ * to plan or run once.
  */
 const MAX_PREPARED_PARAMETERS = 64;
 
