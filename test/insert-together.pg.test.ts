@@ -3,11 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
-import { createStore, type Store } from '../src/repositories/index.js';
-import { acceptedSend } from './helpers/accepted-send.js';
+import { createStore } from '../src/repositories/index.js';
+import { acceptedSend, insertAcceptedRows } from './helpers/accepted-send.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
-
-type Send = ReturnType<typeof acceptedSend>;
 
 // insertTogether on PostgreSQL (bulk-insert.ts): one statement, whose text depends on the tables alone.
 describe('messages, outbox rows and log entries inserted together on PostgreSQL', () => {
@@ -17,11 +15,6 @@ describe('messages, outbox rows and log entries inserted together on PostgreSQL'
   });
   after(() => t.close());
 
-  const insertSends = async (store: Store, sends: Send[]) => {
-    const parts = store.messages.acceptedParts(sends.map((s) => s.message), sends.flatMap((s) => (s.job ? [s.job] : [])));
-    await store.transaction((repos) => repos.logs.insertMany(sends.flatMap((s) => s.entries), parts));
-  };
-
   it('is one prepared statement whatever the row counts', async () => {
     // One connection, so that its prepared statements are the ones every insert here used.
     const db = openDatabase(loadConfig({ ...t.storeEnv, DATABASE_POOL_SIZE: '1' }));
@@ -29,7 +22,7 @@ describe('messages, outbox rows and log entries inserted together on PostgreSQL'
       const store = createStore(db);
       for (const [sendCount, recipients] of [[1, 1], [7, 2], [40, 3]] as const) {
         const sends = Array.from({ length: sendCount }, () => acceptedSend(t.workspaceId, recipients));
-        await insertSends(store, sends);
+        await store.transaction((repos) => insertAcceptedRows(repos, sends));
         const entries = await db.selectFrom('log_entries').select('id').where('message_id', 'in', sends.map((s) => s.message.id)).execute();
         assert.equal(entries.length, sendCount * recipients);
       }
@@ -43,7 +36,7 @@ describe('messages, outbox rows and log entries inserted together on PostgreSQL'
   it('stores a lone UTF-16 surrogate as U+FFFD, as node-postgres sends one as a parameter', async () => {
     const send = acceptedSend(t.workspaceId, 1);
     send.message.subject = 'half \ud83d of an emoji, and 😀 whole';
-    await insertSends(t.store, [send]);
+    await t.store.transaction((repos) => insertAcceptedRows(repos, [send]));
     const message = await t.db.selectFrom('messages').select('subject').where('id', '=', send.message.id).executeTakeFirstOrThrow();
     assert.equal(message.subject, 'half \uFFFD of an emoji, and 😀 whole');
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { storeKindOfDb } from '../src/db/database.js';
-import { acceptedSend } from './helpers/accepted-send.js';
+import { acceptedSend, insertAcceptedRows } from './helpers/accepted-send.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 type Send = ReturnType<typeof acceptedSend>;
@@ -23,12 +23,11 @@ describe('messages, outbox rows and log entries inserted together', () => {
         .where(table === 'messages' ? 'id' : ('message_id' as never), 'in', sends.map((s) => s.message.id))
         .executeTakeFirstOrThrow()).n,
     );
-  const partsOf = (sends: Send[]) => t.store.messages.acceptedParts(sends.map((s) => s.message), sends.flatMap((s) => (s.job ? [s.job] : [])));
 
   it("writes every row of every table, for a few sends and for a batch past one statement's limits", async () => {
     for (const [sendCount, recipients] of [[3, 2], [300, 3]] as const) {
       const sends = Array.from({ length: sendCount }, () => acceptedSend(t.workspaceId, recipients));
-      await t.store.transaction((repos) => repos.logs.insertMany(sends.flatMap((s) => s.entries), partsOf(sends)));
+      await t.store.transaction((repos) => insertAcceptedRows(repos, sends));
       assert.equal(await count('messages', sends), sendCount);
       assert.equal(await count('delivery_jobs', sends), sendCount);
       assert.equal(await count('log_entries', sends), sendCount * recipients);
@@ -38,13 +37,12 @@ describe('messages, outbox rows and log entries inserted together', () => {
   it('is all or nothing: an outbox row for a message not there fails it, and no message or entry stays', async () => {
     const sends = [acceptedSend(t.workspaceId, 1), acceptedSend(t.workspaceId, 1)];
     sends[1]!.job!.message_id = 'msg_not_there';
-    const entries = sends.flatMap((s) => s.entries);
     if (storeKindOfDb(t.db) === 'postgres') {
       // Outside any transaction: only one statement makes the three inserts all or nothing.
-      await assert.rejects(t.store.logs.insertMany(entries, partsOf(sends)), /foreign key/);
+      await assert.rejects(insertAcceptedRows(t.store, sends), /foreign key/);
     } else {
       // SQLite inserts table by table: the caller's transaction makes it all or nothing.
-      await assert.rejects(t.store.transaction((repos) => repos.logs.insertMany(entries, partsOf(sends))), /FOREIGN KEY/);
+      await assert.rejects(t.store.transaction((repos) => insertAcceptedRows(repos, sends)), /FOREIGN KEY/);
     }
     assert.equal(await count('messages', sends), 0);
     assert.equal(await count('log_entries', sends), 0);
@@ -56,7 +54,7 @@ describe('messages, outbox rows and log entries inserted together', () => {
     send.message.subject = subject;
     send.message.html = '<p>{"json": [1, null]}</p>';
     send.entries[0]!.subject = subject;
-    await t.store.transaction((repos) => repos.logs.insertMany(send.entries, partsOf([send])));
+    await t.store.transaction((repos) => insertAcceptedRows(repos, [send]));
     const message = await t.db.selectFrom('messages').select(['subject', 'html', 'reply_to']).where('id', '=', send.message.id).executeTakeFirstOrThrow();
     assert.deepEqual(message, { subject, html: '<p>{"json": [1, null]}</p>', reply_to: null });
     const entry = await t.db.selectFrom('log_entries').select('subject').where('message_id', '=', send.message.id).executeTakeFirstOrThrow();

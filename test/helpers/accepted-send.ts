@@ -1,5 +1,6 @@
 import { newId, nowIso } from '../../src/ids.js';
 import type { AcceptedSend } from '../../src/acceptance/accepted-sends.js';
+import type { Repositories } from '../../src/repositories/index.js';
 
 /** What the send service hands a writer for one send of `recipients` recipients. */
 export function acceptedSend(workspaceId: string, recipients: number, messageId = newId('msg')): AcceptedSend {
@@ -15,4 +16,10 @@ export function acceptedSend(workspaceId: string, recipients: number, messageId 
     job: { id: newId('job'), message_id: messageId, workspace_id: workspaceId, state: 'pending', available_at: now, lease_owner: null, lease_expires_at: null, last_error: null, created_at: now, updated_at: now },
     events: [],
   };
+}
+
+/** Inserts the sends' messages, outbox rows and log entries as the send writer does: in one statement on PostgreSQL (insertTogether). */
+export function insertAcceptedRows(repos: Repositories, sends: AcceptedSend[]): Promise<void> {
+  const parts = repos.messages.acceptedParts(sends.map((s) => s.message), sends.flatMap((s) => (s.job ? [s.job] : [])));
+  return repos.logs.insertMany(sends.flatMap((s) => s.entries), parts);
 }
