@@ -40,4 +40,14 @@ describe('messages, outbox rows and log entries inserted together on PostgreSQL'
     const message = await t.db.selectFrom('messages').select('subject').where('id', '=', send.message.id).executeTakeFirstOrThrow();
     assert.equal(message.subject, 'half \uFFFD of an emoji, and 😀 whole');
   });
+
+  it('refuses bytes and bigints, which its JSON cannot carry, and writes nothing', async () => {
+    for (const [value, held] of [[Buffer.from('x'), 'bytes'], [10n, 'a bigint']] as const) {
+      const send = acceptedSend(t.workspaceId, 1);
+      (send.message as unknown as Record<string, unknown>).subject = value;
+      await assert.rejects(t.store.transaction((repos) => insertAcceptedRows(repos, [send])), (error: Error) => error instanceof TypeError && error.message === `insertTogether: messages.subject holds ${held}, which JSON cannot carry`);
+      const written = await t.db.selectFrom('messages').select('id').where('id', '=', send.message.id).execute();
+      assert.deepEqual(written, []);
+    }
+  });
 });

@@ -91,17 +91,27 @@ function statementOf(parts: InsertPart[]): string {
 const LONE_SURROGATE = /\p{Surrogate}/u;
 const LONE_SURROGATES = /\p{Surrogate}/gu;
 
+/** Lone surrogates as U+FFFD: a replacer for JSON.stringify, on the rare rows that hold one. */
+function wellFormed(_key: string, value: unknown): unknown {
+  return typeof value === 'string' && LONE_SURROGATE.test(value) ? value.replace(LONE_SURROGATES, '\uFFFD') : value;
+}
+
 /**
  * A part's rows as its JSON parameter. node-postgres would send a lone UTF-16 surrogate as U+FFFD;
  * JSON would carry it as an escape PostgreSQL refuses, so it goes as U+FFFD here too. Bytes and
  * bigints have no JSON form that PostgreSQL would read back as the value: such a part fails loudly.
  */
 function jsonRowsOf(part: InsertPart): string {
-  return JSON.stringify(part.rows, function (this: Record<string, unknown>, key, value: unknown) {
-    const raw = this[key];
-    if (typeof raw === 'bigint' || raw instanceof Uint8Array) throw new TypeError(`insertTogether: ${part.table}.${key} holds ${typeof raw === 'bigint' ? 'a bigint' : 'bytes'}, which JSON cannot carry`);
-    return typeof value === 'string' && LONE_SURROGATE.test(value) ? value.replace(LONE_SURROGATES, '\uFFFD') : value;
-  });
+  for (const row of part.rows as readonly Record<string, unknown>[]) {
+    for (const key in row) {
+      const value = row[key];
+      if (typeof value === 'bigint' || value instanceof Uint8Array) throw new TypeError(`insertTogether: ${part.table}.${key} holds ${typeof value === 'bigint' ? 'a bigint' : 'bytes'}, which JSON cannot carry`);
+    }
+  }
+  // No replacer on the common path: calling one for every value took a twentieth of the API thread on the send path.
+  // JSON.stringify writes a lone surrogate as an escape (\udXXX), never raw; `\ud` anywhere else only costs the slow path.
+  const json = JSON.stringify(part.rows);
+  return json.includes('\\ud') ? JSON.stringify(part.rows, wellFormed) : json;
 }
 
 /**
