@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { Database } from '../src/db/schema.js';
 import { createDeliveryJobsRepository } from '../src/repositories/delivery-jobs-repository.js';
 import { createLogsRepository } from '../src/repositories/logs-repository.js';
+import { createWebhookDeliveriesRepository } from '../src/repositories/webhook-deliveries-repository.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 const ROWS = 20_000;
@@ -27,9 +28,10 @@ describe('PostgreSQL: the worker’s statements keep to their indexes, whatever 
   before(async () => {
     t = await createTestApp({}, { store: 'postgres' });
     // No autovacuum run may change the statistics while the test reads plans.
-    for (const table of ['delivery_jobs', 'log_entries']) await sql`alter table ${sql.table(table)} set (autovacuum_enabled = false)`.execute(t.db);
+    for (const table of ['delivery_jobs', 'log_entries', 'webhook_deliveries']) await sql`alter table ${sql.table(table)} set (autovacuum_enabled = false)`.execute(t.db);
     // Statistics of an empty queue, then a burst: as a new installation, or a year of `done` jobs before one.
     await sql`analyze delivery_jobs`.execute(t.db);
+    await sql`analyze webhook_deliveries`.execute(t.db);
     await sql`
       insert into messages (id, workspace_id, from_name, from_address, subject, text, recipients, created_at)
       select 'msg_plan_' || lpad(n::text, 6, '0'), ${t.workspaceId}, '', 'a@example.com', 's', 't', '[]', ${NOW}
@@ -44,6 +46,13 @@ describe('PostgreSQL: the worker’s statements keep to their indexes, whatever 
       insert into log_entries (id, workspace_id, message_id, type, status, recipient, from_email, subject, created_at, updated_at)
       select 'log_plan_' || lpad(n::text, 6, '0'), ${t.workspaceId}, 'msg_plan_' || lpad(n::text, 6, '0'), 'send', 'sent',
         'to@example.com', 'a@example.com', 's', ${NOW}, ${NOW}
+      from generate_series(1, ${ROWS}) n`.execute(t.db);
+    // The webhook queue likewise: statistics of an empty one, then a burst of events for one endpoint.
+    await sql`insert into webhooks (id, workspace_id, url, events, secret, created_at, updated_at) values ('wh_plan', ${t.workspaceId}, 'https://example.com/hooks', '[]', 's', ${NOW}, ${NOW})`.execute(t.db);
+    await sql`
+      insert into webhook_deliveries (id, webhook_id, workspace_id, event_id, event_type, payload, state, attempts, available_at, created_at, updated_at)
+      select 'whd_plan_' || lpad(n::text, 6, '0'), 'wh_plan', ${t.workspaceId}, 'evt_plan_' || lpad(n::text, 6, '0'), 'delivered', '{}', 'pending', 0,
+        '2030-01-01T00:00:00.000Z', ${NOW}, ${NOW}
       from generate_series(1, ${ROWS}) n`.execute(t.db);
     // One connection, so that auto_explain, loaded on it, sees each statement and tells its plan as a notice.
     pool = new pg.Pool({ connectionString: t.storeEnv.DATABASE_URL, max: 1 });
@@ -109,6 +118,30 @@ describe('PostgreSQL: the worker’s statements keep to their indexes, whatever 
     const plan = planOf('from "log_entries"');
     assert.match(plan, /Index Scan using log_entries_message_idx|Bitmap Index Scan on log_entries_message_idx/, plan);
     assert.doesNotMatch(plan, /Seq Scan on log_entries/, plan);
+    await assertSettingsReset();
+  });
+
+  it('plans the webhook claim as a bitmap scan of every pending delivery, sorted, when left to those statistics', async () => {
+    notices.length = 0;
+    await sql`
+      select id from webhook_deliveries
+      where state = 'pending' and available_at <= ${NOW} and (lease_expires_at is null or lease_expires_at <= ${NOW})
+      order by available_at, id limit 16`.execute(db);
+    const plan = notices.join('\n');
+    assert.match(plan, /Bitmap Heap Scan on webhook_deliveries/, plan);
+  });
+
+  it('claims the oldest due webhook deliveries through the index, stopping at the limit', async () => {
+    notices.length = 0;
+    const room = { free: 8, perEndpoint: 64, room: new Map<string, number>(), candidates: 16 };
+    const claimed = await createWebhookDeliveriesRepository(db).claimDue(room, 'dispatcher-a', NOW, '2030-01-01T01:01:00.000Z');
+    assert.deepEqual(
+      claimed.map((delivery) => delivery.id),
+      Array.from({ length: 8 }, (_, i) => `whd_plan_${String(i + 1).padStart(6, '0')}`),
+    );
+    const plan = planOf('update webhook_deliveries');
+    assert.match(plan, /Index Scan using webhook_deliveries_due_idx/, plan);
+    assert.doesNotMatch(plan, /Bitmap Heap Scan on webhook_deliveries|Seq Scan on webhook_deliveries/, plan);
     await assertSettingsReset();
   });
 });

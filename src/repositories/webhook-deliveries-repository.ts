@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import { storeKindOfDb, type Db } from '../db/database.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from '../db/schema.js';
 import { bulkInsert, powerOfTwoChunks } from './bulk-insert.js';
+import { claimInIndexOrder } from '../db/index-plans.js';
 
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
 export type NewWebhookDelivery = Omit<WebhookDeliveriesTable, 'attempts'>;
@@ -66,7 +67,9 @@ export function createWebhookDeliveriesRepository(db: Db) {
 
     /**
      * Leases due, unleased deliveries, oldest first, as many as `free` and at most each endpoint's room
-     * (ClaimRoom), counting the attempt: picked and leased in one statement, one round trip. A concurrent
+     * (ClaimRoom), counting the attempt: picked and leased in one statement, through the due index in its order
+     * (claimInIndexOrder: left to statistics of a smaller queue, PostgreSQL read every pending row, dead index
+     * entries included where nothing vacuums, 9–11 ms a claim at 10,000, against 1.4 ms). A concurrent
      * dispatcher that picked the same ones gets only those it leased first (the WHERE of the update is
      * judged again on the locked row), so no delivery is held by two. Answers them oldest first.
      */
@@ -79,7 +82,7 @@ export function createWebhookDeliveriesRepository(db: Db) {
           ? sql`values ${sql.join(partial.map(([id, left]) => sql`(${id}, cast(${left} as integer))`))}`
           : sql`select '', 0 where 1 = 0`;
       const skipFull = full.length > 0 ? sql`and webhook_id not in (${sql.join(full)})` : sql``;
-      const { rows } = await sql<WebhookDelivery>`
+      const { rows } = await claimInIndexOrder(db, (on) => sql<WebhookDelivery>`
         with endpoint_room (webhook_id, room) as (${rooms}),
         candidates as (
           select id, webhook_id, available_at from webhook_deliveries
@@ -94,7 +97,7 @@ export function createWebhookDeliveriesRepository(db: Db) {
         picked as (select id from ranked where nth <= room order by available_at, id limit ${free})
         update webhook_deliveries set lease_owner = ${owner}, lease_expires_at = ${leaseUntil}, attempts = attempts + 1, updated_at = ${now}
         where id in (select id from picked) and state = 'pending' and (lease_expires_at is null or lease_expires_at <= ${now})
-        returning *`.execute(db);
+        returning *`.execute(on));
       return rows.sort((a, b) => a.available_at.localeCompare(b.available_at) || a.id.localeCompare(b.id));
     },
 
