@@ -128,6 +128,7 @@ describe('PostgreSQL: the worker’s statements keep to their indexes, whatever 
       where state = 'pending' and available_at <= ${NOW} and (lease_expires_at is null or lease_expires_at <= ${NOW})
       order by available_at, id limit 16`.execute(db);
     const plan = notices.join('\n');
+    assert.match(plan, /Sort/, plan);
     assert.match(plan, /Bitmap Heap Scan on webhook_deliveries/, plan);
   });
 
