@@ -159,6 +159,9 @@ describe('POST /v1/send', () => {
     ['neither html nor text', sendBody({ text: undefined }), 'html or text is required: give at least one of them'],
     ['html and text empty', sendBody({ text: '', html: '' }), 'html or text is required: give at least one of them'],
     ['html not a string', sendBody({ html: 1 }), 'html must be a string'],
+    // PostgreSQL's text refuses NUL: without this check such a send was a 500 there and stored on SQLite.
+    ['a NUL in text', sendBody({ text: 'Hi\u0000there' }), 'text must not contain NUL characters'],
+    ['a NUL in html', sendBody({ html: '<p>Hi\u0000</p>', text: undefined }), 'html must not contain NUL characters'],
     ['invalid reply_to', sendBody({ reply_to: 'nobody' }), 'reply_to must be a valid email address, optionally as Name <address> (got "nobody")'],
     ['unknown field', sendBody({ bbc: ['x@example.com'] }), 'bbc is not a supported field'],
     ['body not an object', ['a'], 'The request body must be a JSON object'],

@@ -95,6 +95,9 @@ export function parseSendRequest(input: SendInput, options: MailboxOptions = {})
   // `text: ""` beside html is the opt-out from the generated text part (Resend's convention); kept as ''.
   const text = input.text ? input.text : html !== null && input.text === '' ? '' : null;
   if (html === null && !text) throw new ValidationError('html or text is required: give at least one of them');
+  // A NUL can be in no message (RFC 5322 text excludes it), and PostgreSQL's text refuses it: a 400 on every store.
+  if (html?.includes('\0')) throw new ValidationError('html must not contain NUL characters');
+  if (text?.includes('\0')) throw new ValidationError('text must not contain NUL characters');
 
   const headers = parseCustomHeaders(input.headers);
   const attachmentBytes = checkAttachments(input.attachments);
