@@ -20,6 +20,7 @@ import { createMetrics, startMetricsListener, type Metrics, type MetricsOptions 
 import { startDeliveryThread, type DeliveryThread } from './worker-thread/delivery-thread-supervisor.js';
 import { closeConnectionsOnceIdle } from './shutdown/close-idle-connections.js';
 import { startRetentionPruner } from './retention/index.js';
+import { warnAboutServerSettings } from './db/postgres-settings.js';
 import { createLogger, openMigratedDatabase, openReturnPaths, withSecretKey } from './store-runtime.js';
 import { startDeliveryWorker, startWebhookDispatcher } from './worker-runtime.js';
 
@@ -66,7 +67,9 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
   const sqlite = storeKindOf(givenConfig) === 'sqlite';
   const db = await openMigratedDatabase(givenConfig, { backgroundCheckpoints: sqlite });
   const store = createStore(db);
-  const config = await withSecretKey(store, givenConfig, createLogger(givenConfig)).catch(async (error: unknown) => {
+  const startLog = createLogger(givenConfig);
+  await warnAboutServerSettings(db, startLog);
+  const config = await withSecretKey(store, givenConfig, startLog).catch(async (error: unknown) => {
     await db.destroy();
     throw error;
   });

@@ -11,6 +11,7 @@ import { startMetricsListener } from './observability/metrics-listener.js';
 import { createStore, type Store } from './repositories/index.js';
 import { startRetentionPruner } from './retention/index.js';
 import { workGraceMs } from './shutdown/settle-within.js';
+import { warnAboutServerSettings } from './db/postgres-settings.js';
 import { createLogger, openMigratedDatabase, openReturnPaths, withSecretKey } from './store-runtime.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 import { endpointPreparer } from './webhooks/webhook-endpoint.js';
@@ -91,6 +92,8 @@ export async function startWorker(givenConfig: Config, options: WorkerRuntimeOpt
   const log = createLogger(givenConfig);
   let config: Config;
   let returnPaths: ReturnPathSigner;
+  // Inside serve, serve has said it already.
+  if (!options.insideServe) await warnAboutServerSettings(db, log);
   try {
     config = await withSecretKey(store, givenConfig, log);
     returnPaths = await openReturnPaths(store, config);
