@@ -77,6 +77,18 @@ describe('inbound SMTP receiver', () => {
     assert.match(again.response, /^250 2\.0\.0 Report duplicate/);
   });
 
+  it('records a bounce whose diagnostic holds a NUL, the NUL as U+FFFD, instead of refusing it for good', async () => {
+    // PostgreSQL's text refuses U+0000: the report's recording failed, the receiver answered 451 to every try, and the bounce was lost.
+    const id = (await t.call('POST', '/v1/send', { body: sendBody({ to: ['nul@example.net'] }) })).json().data.message_id as string;
+    const verp = t.returnPaths.sign(id, 0, 'mr-bounces.sandbox.mailroom.test');
+    const raw = bounceFor(id).replaceAll('grace@example.net', 'nul@example.net').replaceAll('<nul@example.net>: Recipient address', '<nul@example.net>: Recipient\u0000 address');
+    assert.ok(raw.includes('Recipient\u0000 address'), 'the fixture holds the diagnostic the NUL goes into');
+    assert.match((await deliver(receiver.port, [verp], raw)).response, /^250 2\.0\.0 Report recorded/);
+    const entry = await t.store.logs.findSendEntry(id, 'nul@example.net');
+    assert.equal(entry?.status, 'bounced');
+    assert.match(entry?.error ?? '', /Recipient\uFFFD address/);
+  });
+
   it('takes mail for the complaint address and signed return paths, refuses anyone else at RCPT saying why, and states its size limit', async () => {
     const id = 'msg_01jx9c1r7t5b2n4m6p8q0r2s4t';
     const signed = t.returnPaths.sign(id, 3, 'mr-bounces.sandbox.mailroom.test');

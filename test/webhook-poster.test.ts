@@ -53,6 +53,13 @@ describe('postWebhook', () => {
     assert.deepEqual([result.status, result.body, result.error, posts], [302, 'moved', null, 1]);
   });
 
+  it('keeps a NUL of the answer as U+FFFD, as the store can hold it', async () => {
+    // PostgreSQL's text refuses U+0000: an attempt whose answer held one could not be recorded, and was posted again at every lease's end.
+    const port = await receiver((_req, res) => res.end('ok\u0000ok'));
+    const result = await postWebhook('wh_nul', new URL(`http://127.0.0.1:${port}/hooks`), ['127.0.0.1'], {}, '{}', 5_000);
+    assert.deepEqual([result.status, result.body], [200, 'ok\uFFFDok']);
+  });
+
   it(`keeps the first ${WEBHOOK_RESPONSE_BODY_LIMIT} bytes of a long answer and stops reading it`, async () => {
     const port = await receiver((_req, res) => {
       res.writeHead(500);

@@ -1,3 +1,4 @@
+import { storableText } from '../external-text.js';
 import type { ProviderProblem, RecipientOutcome } from './provider.js';
 import { classifyRefusal, sameRefusalForEveryRecipient, type Refusal, type SmtpReply, type SmtpStage } from './refusal-table.js';
 
@@ -28,7 +29,7 @@ function stageOf(command: string | undefined): SmtpStage | undefined {
  */
 export function replyOf(error: SmtpError): SmtpReply {
   const code = typeof error.responseCode === 'number' ? error.responseCode : undefined;
-  const text = (error.response ?? error.message).trim();
+  const text = storableText((error.response ?? error.message).trim());
   if (code === undefined && (error.code === 'EAUTH' || error.code === 'ENOAUTH')) return { stage: 'AUTH', code: 530, text: `530 5.7.0 ${text}` };
   if (code === undefined && error.code === 'EMESSAGE' && /larger than allowed/i.test(text)) return { stage: 'DATA', code: 552, text: `552 5.3.4 ${text} (the relay's SIZE)` };
   return { stage: code === undefined ? undefined : stageOf(error.command), code, text };
@@ -96,5 +97,5 @@ export function smtpOutcomes(results: Array<{ recipient: string; accepted: strin
   if (sameRefusalForEveryRecipient(read)) {
     for (const r of read) r!.refusal = { ...r!.refusal, verdict: 'relay', rule: 'same-refusal-for-every-recipient' };
   }
-  return results.map((r, i) => ('accepted' in r ? { recipient: r.recipient, kind: 'accepted', detail: r.accepted } : outcomeOf(read[i]!, host)));
+  return results.map((r, i) => ('accepted' in r ? { recipient: r.recipient, kind: 'accepted', detail: storableText(r.accepted) } : outcomeOf(read[i]!, host)));
 }

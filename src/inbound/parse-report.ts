@@ -1,3 +1,4 @@
+import { storableTexts } from '../external-text.js';
 import { readSesNotification } from './amazon-ses.js';
 import { detectAutoReply } from './auto-reply.js';
 import { classifyFinding } from './bounce-classifier.js';
@@ -48,12 +49,14 @@ export async function parseInboundMessage(raw: Buffer, options: ParseOptions = {
     const message = await readMimeMessage(raw);
     const found = await readReport(message, options, 0);
     const reading = found.reading;
-    return {
+    // A NUL in a report's words (or in what it quotes to find the message) would fail its recording on
+    // PostgreSQL, and the report with it: the sender would be told to try again, for good.
+    return storableTexts({
       results: found.results ?? reading?.findings.map(toResult) ?? notABounce(message),
       originalMessageId: originalMessageIdOf(message, found.reportedMessageId ?? reading?.dsn?.originalMessageId ?? null),
       envelopeId: envelopeIdOf(message, reading?.dsn?.envelopeId ?? null, reading?.dsn?.sender ?? null),
       returnPaths: returnPathsIn(message, reading?.dsn?.sender ?? null),
-    };
+    });
   } catch (error) {
     // Bytes no reader can take apart (or a reader's own fault) are no report: never an exception for the
     // receiver, but said, so that a reader's bug shows in the log (and fails the robustness test).

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { storableText } from '../external-text.js';
 import { pinnedLookup } from './url-guard.js';
 
 /** How much of a receiver's answer is kept with the attempt. */
@@ -75,7 +76,7 @@ export function postWebhook(endpointId: string, url: URL, addresses: string[], h
     req.on('response', (res: IncomingMessage) => {
       const chunks: Buffer[] = [];
       let size = 0;
-      const done = () => finish({ status: res.statusCode ?? null, body: Buffer.concat(chunks).toString('utf8').slice(0, WEBHOOK_RESPONSE_BODY_LIMIT), error: null });
+      const done = () => finish({ status: res.statusCode ?? null, body: storableText(Buffer.concat(chunks).toString('utf8').slice(0, WEBHOOK_RESPONSE_BODY_LIMIT)), error: null });
       res.on('data', (chunk: Buffer) => {
         if (size < WEBHOOK_RESPONSE_BODY_LIMIT) chunks.push(chunk.subarray(0, WEBHOOK_RESPONSE_BODY_LIMIT - size));
         size += chunk.length;
