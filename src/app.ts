@@ -5,7 +5,7 @@ import type { Config } from './config.js';
 import { HEALTH_PATH, registerApiGuard } from './http/api-guard.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { LOGGED_HEADER_SECRETS, requestLogSerializer } from './http/request-log.js';
-import { formatValidationError, refuseUnknownQueryParameters, validatorCompiler } from './http/validation.js';
+import { formatValidationError, refuseNulInUrl, refuseUnknownQueryParameters, validatorCompiler } from './http/validation.js';
 import apiKeyRoutes from './routes/api-keys.js';
 import domainRoutes from './routes/domains.js';
 import healthRoutes from './routes/health.js';
@@ -72,6 +72,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
     rateLimiter: services.rateLimiter,
     limits: config.rateLimits,
   });
+  refuseNulInUrl(app);
   // After the guard's onRequest hook, so a replay is counted and carries fresh rate-limit headers.
   registerIdempotency(app, services.idempotency);
   // Before the routes: the document is made of their schemas.

@@ -37,6 +37,20 @@ describe('HTTP envelope and error mapping', () => {
     assert.deepEqual(res.json(), { success: false, error: 'The request path is not valid URL encoding' });
   });
 
+  it('answers a NUL in the path or the query with 400 in the envelope, on every store', async () => {
+    // PostgreSQL's text refuses U+0000: looked up as given, these were 500s there.
+    const nul = 'The request URL must not contain NUL characters (%00)';
+    for (const url of ['/v1/messages/msg_%00', '/v1/suppressions/a%00@example.com', '/v1/send/logs?to=a%00b', '/v1/webhooks/wh_%00']) {
+      const res = await t.call('GET', url);
+      assert.equal(res.statusCode, 400, url);
+      assert.deepEqual(res.json(), { success: false, error: nul }, url);
+    }
+    assert.equal((await t.call('GET', '/v1/messages/msg_%00', { key: null })).statusCode, 401, 'the key is checked first');
+    const resend = await t.app.inject({ method: 'GET', url: '/compat/resend/emails/%00', headers: { authorization: `Bearer ${t.apiKey}` } });
+    // Resend's own form for a refused field: 422 validation_error.
+    assert.deepEqual([resend.statusCode, resend.json().name, resend.json().message], [422, 'validation_error', nul]);
+  });
+
   it('answers a known path with the wrong method with 405 and Allow', async () => {
     const res = await t.call('DELETE', '/v1/send');
     assert.equal(res.statusCode, 405);
