@@ -115,6 +115,7 @@ describe('scoped API keys', () => {
       [{ permision: 'sending_access' }, 'permision is not a supported field'],
       [{ permission: 'sending_access', domain_id: foreignDomain.id }, 'domain_id is not a domain of this workspace'],
       [{ permission: 'sending_access', domain_id: 'dom_unknown' }, 'domain_id is not a domain of this workspace'],
+      [{ permission: 'sending_access', domain_id: 'dom_\u0000' }, 'domain_id is not a domain of this workspace'],
       [{ domain_id: own.id }, 'domain_id can only restrict a sending_access key'],
       [{ permission: 'full_access', domain_id: other.id }, 'domain_id can only restrict a sending_access key'],
     ];

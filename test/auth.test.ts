@@ -146,6 +146,8 @@ describe('authentication', () => {
       [{ name: 7 }, 'name must be a string'],
       [{ name: '  ' }, 'name must not be empty'],
       [{ name: 'x'.repeat(101) }, 'name must be at most 100 characters long'],
+      // A NUL was a 500 on PostgreSQL, whose text cannot hold one.
+      [{ name: 'ci\u0000key' }, 'name must not contain line breaks or control characters'],
     ];
     for (const [body, error] of cases) {
       const res = await t.call('POST', '/v1/api-keys', { body });

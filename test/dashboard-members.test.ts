@@ -31,6 +31,9 @@ describe('workspaces and members in the dashboard API', () => {
     assert.deepEqual(me.workspaces, [{ id: created.id, name: 'Side project', role: 'admin' }]);
     const blank = await dashboardRequest(t, 'POST', '/workspaces', { ...ada, body: { name: '' } });
     assert.deepEqual([blank.statusCode, blank.json().error], [400, 'name must be 1 to 100 characters long']);
+    // A NUL was a 500 on PostgreSQL, whose text cannot hold one.
+    const nul = await dashboardRequest(t, 'POST', '/workspaces', { ...ada, body: { name: 'Side\u0000project' } });
+    assert.deepEqual([nul.statusCode, nul.json().error], [400, 'name must not contain line breaks or control characters']);
   });
 
   it('renames a workspace for its admins only, under the rule of its creation', async () => {

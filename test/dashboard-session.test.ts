@@ -47,6 +47,9 @@ describe('dashboard API sessions', () => {
     const wrong = await request('POST', '/session', { body: { email, password: 'not the password' } });
     assert.deepEqual([wrong.statusCode, wrong.json()], [401, { success: false, error: 'Wrong e-mail address or password' }]);
     assert.equal(wrong.headers['set-cookie'], undefined);
+    // An address no user can have, a NUL in it, answers the same (it was a 500 on PostgreSQL, whose text cannot hold one).
+    const nul = await request('POST', '/session', { body: { email: `${email}\u0000`, password: 'not the password' } });
+    assert.deepEqual([nul.statusCode, nul.json()], [401, { success: false, error: 'Wrong e-mail address or password' }]);
   });
 
   it('refuses a state-changing request without the CSRF token, with a wrong one, or from another origin', async () => {

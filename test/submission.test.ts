@@ -227,6 +227,10 @@ describe('SMTP submission refusals', () => {
   it('answers 535 5.7.8 to a wrong key or another user name', async () => {
     assert.match(await refusal(submit(port, 'mr_wrong', mail())), /^535 5\.7\.8 Authentication credentials invalid/);
     assert.match(await refusal(submit(port, t.apiKey, mail(), { auth: { user: 'admin', pass: t.apiKey } })), /^535 5\.7\.8 /);
+    // A key's length and prefix with a NUL inside: looked up on PostgreSQL it was a 454 "temporary" failure.
+    const nul = `${t.apiKey.slice(0, 10)}\u0000${t.apiKey.slice(11)}`;
+    // AUTH LOGIN: the password alone is base64, a NUL in it survives (PLAIN would cut the password there).
+    assert.match(await refusal(submit(port, nul, mail(), { auth: { user: 'mailroom', pass: nul, method: 'LOGIN' } })), /^535 5\.7\.8 Authentication credentials invalid/);
   });
 
   it('refuses AUTH before STARTTLS (538) and MAIL before AUTH (530 5.7.0)', async () => {

@@ -2,6 +2,7 @@ import { newSecretToken, secretHash } from '../secret-token.js';
 import { RateLimitError, UnauthorizedError, ValidationError } from '../errors.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import { checkNewPassword, hashPassword, verifyPassword } from './password.js';
+import { hasControlCharacters } from '../services/email-address.js';
 
 const DAY_MS = 86_400_000;
 /** A session unused this long ends (issue 14). */
@@ -63,6 +64,11 @@ export function createSessionService(store: Store, now: () => Date = () => new D
      */
     async signIn({ email, password, clientAddress }: SignIn): Promise<SignedIn> {
       const address = email.trim().toLowerCase();
+      if (hasControlCharacters(address)) {
+        // No user's address holds one (and PostgreSQL's text could not be asked about a NUL): refused as any unknown address, after the same work.
+        await verifyPassword(password, NOBODY);
+        throw new UnauthorizedError(SIGN_IN_REFUSED);
+      }
       const at = now();
       const windowStart = new Date(at.getTime() - LOCKOUT_WINDOW_MS).toISOString();
       const failures = await store.sessions.failuresSince(address, clientAddress, windowStart);

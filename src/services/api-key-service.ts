@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { secretHash, secretHashBytes } from '../secret-token.js';
+import { hasControlCharacters } from './email-address.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { ApiKeyPermission } from '../db/schema.js';
 import { newId, nowIso } from '../ids.js';
@@ -49,8 +50,11 @@ export interface AuthenticatedKey {
 
 /** Whether `presented` has the shape of a key at all: anything else is refused without a look-up. */
 function wellFormed(presented: string | undefined): presented is string {
-  return presented !== undefined && presented.length === KEY_LENGTH && presented.startsWith(KEY_PREFIX);
+  // The alphabet too: a password given over SMTP AUTH is decoded base64 and may hold anything, NUL included,
+  // which PostgreSQL's text cannot even be asked about.
+  return presented !== undefined && presented.length === KEY_LENGTH && presented.startsWith(KEY_PREFIX) && BASE64URL.test(presented.slice(KEY_PREFIX.length));
 }
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** A key read lately, with what each request would otherwise derive from its row again. */
 interface RememberedKey {
@@ -83,6 +87,7 @@ export async function issueApiKey(repos: Repositories, workspaceId: string, rawN
   const name = rawName.trim();
   if (name === '') throw new ValidationError('name must not be empty');
   if (name.length > MAX_KEY_NAME_LENGTH) throw new ValidationError(`name must be at most ${MAX_KEY_NAME_LENGTH} characters long`);
+  if (hasControlCharacters(name)) throw new ValidationError('name must not contain line breaks or control characters');
   const { permission, domain_id } = await scopeOf(repos, workspaceId, scope);
   const key = `${KEY_PREFIX}${randomBytes(KEY_RANDOM_BYTES).toString('base64url')}`;
   const row = {
@@ -108,7 +113,8 @@ async function scopeOf(repos: Repositories, workspaceId: string, scope: ApiKeySc
   if (scope.domain_id === undefined) return { permission, domain_id: null };
   // A full_access key manages the domains themselves: a sending restriction on it would promise what it cannot keep.
   if (permission !== 'sending_access') throw new ValidationError('domain_id can only restrict a sending_access key');
-  if (!(await repos.domains.findById(workspaceId, scope.domain_id))) throw new ValidationError('domain_id is not a domain of this workspace');
+  // A NUL is in no id (and PostgreSQL's text could not be asked about it).
+  if (scope.domain_id.includes('\0') || !(await repos.domains.findById(workspaceId, scope.domain_id))) throw new ValidationError('domain_id is not a domain of this workspace');
   return { permission, domain_id: scope.domain_id };
 }
 

@@ -3,6 +3,7 @@ import { newId, nowIso } from '../ids.js';
 import type { WorkspacesTable } from '../db/schema.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import { issueApiKey, type ApiKeyScope } from './api-key-service.js';
+import { hasControlCharacters } from './email-address.js';
 
 const MAX_WORKSPACE_NAME_LENGTH = 100;
 
@@ -10,6 +11,7 @@ const MAX_WORKSPACE_NAME_LENGTH = 100;
 export function workspaceNameOf(rawName: string, field = 'name'): string {
   const name = rawName.trim();
   if (name === '' || name.length > MAX_WORKSPACE_NAME_LENGTH) throw new ValidationError(`${field} must be 1 to ${MAX_WORKSPACE_NAME_LENGTH} characters long`);
+  if (hasControlCharacters(name)) throw new ValidationError(`${field} must not contain line breaks or control characters`);
   return name;
 }
 
