@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { freePort } from './helpers/free-port.js';
+import { startScriptedRelay } from './helpers/refusing-relay.js';
 import { headerOf, startSmtpSink, type SmtpSink } from './helpers/smtp-sink.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 import { addVerifiedDomain, verifyDkim } from './helpers/verified-domain.js';
@@ -151,49 +150,20 @@ describe('delivery through a real SMTP relay on loopback', () => {
   });
 });
 
-/**
- * A relay refusing every recipient with a reply that holds a NUL, written on a raw socket: smtp-server
- * turns a NUL in its replies into a space, and relays are not all so careful.
- */
-async function startNulReplyRelay(): Promise<{ port: number; rcpts: () => number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  let rcpts = 0;
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => {});
-    socket.write('220 relay.test ESMTP\r\n');
-    socket.on('data', (chunk: Buffer) => {
-      for (const line of chunk.toString('latin1').split('\r\n').filter(Boolean)) {
-        const verb = line.slice(0, 4).toUpperCase();
-        if (verb === 'EHLO' || verb === 'HELO') socket.write('250 relay.test\r\n');
-        else if (verb === 'MAIL' || verb === 'RSET') socket.write('250 2.1.0 Ok\r\n');
-        else if (verb === 'RCPT') {
-          rcpts++;
-          socket.write(`550 5.1.1 ${line.match(/<[^>]*>/)?.[0]}: User\0 unknown\r\n`);
-        } else if (verb === 'QUIT') socket.end('221 2.0.0 Bye\r\n');
-        else socket.write('503 5.5.1 Bad sequence of commands\r\n');
-      }
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    port: (server.address() as { port: number }).port,
-    rcpts: () => rcpts,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 describe('a relay reply holding a NUL', () => {
   it('is recorded once, the NUL as U+FFFD, rather than left unrecorded and the message handed over again', async () => {
     // PostgreSQL's text refuses U+0000: unrecorded, the job went back to the queue at each lease's end, and the mail with it.
     const dns = await startDnsServer();
-    const relay = await startNulReplyRelay();
+    // Written on a raw socket: smtp-server turns a NUL in its replies into a space, and relays are not all so careful.
+    let rcpts = 0;
+    const relay = await startScriptedRelay((line) => {
+      const verb = line.slice(0, 4).toUpperCase();
+      if (verb === 'EHLO' || verb === 'HELO') return '250 relay.test';
+      if (verb === 'MAIL' || verb === 'RSET') return '250 2.1.0 Ok';
+      if (verb !== 'RCPT') return '503 5.5.1 Bad sequence of commands';
+      rcpts++;
+      return `550 5.1.1 ${line.match(/<[^>]*>/)?.[0]}: User\0 unknown`;
+    });
     const t = await relayingApp(dns, relay.port, { WORKER_LEASE_MS: '1000' });
     try {
       const id = await send(t, { to: ['nul@example.com'] });
@@ -201,7 +171,7 @@ describe('a relay reply holding a NUL', () => {
       const entry = await t.store.logs.findSendEntry(id, 'nul@example.com');
       assert.deepEqual([entry?.status, entry?.error], ['bounced', '550 5.1.1 <nul@example.com>: User\uFFFD unknown']);
       assert.deepEqual(await attemptsOf(t, id), [['nul@example.com', 1, 'permanent']]);
-      assert.equal(relay.rcpts(), 1, 'the recipient was offered to the relay once');
+      assert.equal(rcpts, 1, 'the recipient was offered to the relay once');
     } finally {
       await t.close();
       await relay.close();

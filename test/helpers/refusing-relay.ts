@@ -75,23 +75,23 @@ export async function startRefusingRelay(refusals: Refusals): Promise<TestRelay>
 }
 
 /**
- * A raw SMTP peer for what smtp-server cannot be told to do: greet, then
- * refuse EHLO and HELO with `reply` (`reply` undefined: greet nothing at all,
- * a relay that hangs).
+ * A raw SMTP peer on loopback, for what smtp-server cannot be told to do (it
+ * turns a NUL in its replies into a space, and cannot refuse EHLO): it greets,
+ * then answers each command line with `answer(line)`, QUIT always with 221.
+ * `answer` undefined: it greets nothing at all, a relay that hangs.
  */
-export async function startRawRelay(reply: Reply | undefined): Promise<{ port: number; close(): Promise<void> }> {
+export async function startScriptedRelay(answer: ((line: string) => string) | undefined): Promise<{ port: number; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => {});
-    if (!reply) return; // silent: the client's greeting timeout decides
+    if (!answer) return; // silent: the client's greeting timeout decides
     socket.write('220 relay.test ESMTP\r\n');
     socket.on('data', (chunk: Buffer) => {
       for (const line of chunk.toString().split('\r\n').filter(Boolean)) {
-        if (/^(EHLO|HELO)/i.test(line)) socket.write(`${reply.code} ${reply.text}\r\n`);
-        else if (/^QUIT/i.test(line)) socket.end('221 bye\r\n');
-        else socket.write('503 5.5.1 Bad sequence of commands\r\n');
+        if (/^QUIT/i.test(line)) socket.end('221 bye\r\n');
+        else socket.write(`${answer(line)}\r\n`);
       }
     });
   });
@@ -105,4 +105,9 @@ export async function startRawRelay(reply: Reply | undefined): Promise<{ port: n
         server.close(() => resolve());
       }),
   };
+}
+
+/** A relay that greets, then refuses EHLO and HELO with `reply` (`reply` undefined: greets nothing, a relay that hangs). */
+export function startRawRelay(reply: Reply | undefined): Promise<{ port: number; close(): Promise<void> }> {
+  return startScriptedRelay(reply && ((line) => (/^(EHLO|HELO)/i.test(line) ? `${reply.code} ${reply.text}` : '503 5.5.1 Bad sequence of commands')));
 }
