@@ -53,6 +53,8 @@ export interface AttemptDependencies {
   trouble: Pick<ProviderTrouble, 'report'>;
   /** Reads a message's attachments within the worker's byte budget (attachment-loader.ts). */
   attachments: AttachmentLoader;
+  /** DELIVERY_MAX_ATTEMPTS: a job claimed more often than this is not handed over again. */
+  maxAttempts: number;
 }
 
 /** A job whose remaining recipients are to be built for and handed over now. */
@@ -65,6 +67,10 @@ interface ReadyAttempt {
 }
 
 const failAll = (entries: LogEntryRow[], detail: string): RecipientResult[] => entries.map((entry) => ({ entry, outcome: 'failed', detail }));
+
+/** Why a job claimed once more than its attempts allow is given up rather than handed over. */
+export const unrecordedGiveUp = (maxAttempts: number) =>
+  `Gave up after ${maxAttempts} attempts; the outcome of the last was never recorded, so it may have been delivered`;
 
 /**
  * Takes one claimed job through the delivery checklist (DESIGN.md §3, after
@@ -92,6 +98,11 @@ export async function attemptDelivery(job: DeliveryJob, context: JobContext, dep
   if (entries.length === 0) return { job, results };
 
   if (sender.kind === 'refused') return { job, results: [...results, ...failAll(entries, sender.problem)] };
+
+  // Every claim counts an attempt, and a recorded temporary failure at the last one gives up, so a claim past the
+  // cap means an attempt whose outcome was never written (the outcome's write failed, or the process died during
+  // the hand-over). Handing over again would repeat the mail at each lease's end for as long as that lasts.
+  if (Number(job.attempts) > deps.maxAttempts) return { job, results: [...results, ...failAll(entries, unrecordedGiveUp(deps.maxAttempts))] };
 
   // A message with attachments holds its share of the worker's byte budget from reading them to the hand-over's end.
   const bytes = context.attachments.reduce((sum, a) => sum + Number(a.size_bytes), 0);

@@ -79,6 +79,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     sandboxDomain: sandboxSigningDomain,
     dkimKeys: createSecretBox(config.secretKey, DKIM_PRIVATE_KEY),
     attachments: createAttachmentLoader(store.attachments),
+    maxAttempts: config.retry.maxAttempts,
     onProviderError: (error: unknown, job: DeliveryJob) => logger.error({ err: error, jobId: job.id }, 'provider threw; retrying later'),
   };
 

@@ -177,6 +177,12 @@ export function createWebhookDeliveriesRepository(db: Db) {
       return Number(result.numUpdatedRows);
     },
 
+    /** Whether attempt number `attempt` of the delivery is on record. */
+    async hasAttempt(deliveryId: string, attempt: number): Promise<boolean> {
+      const row = await db.selectFrom('webhook_attempts').select('id').where('delivery_id', '=', deliveryId).where('attempt', '=', attempt).limit(1).executeTakeFirst();
+      return row !== undefined;
+    },
+
     async listAttempts(deliveryId: string): Promise<WebhookAttemptsTable[]> {
       return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('id').execute();
     },

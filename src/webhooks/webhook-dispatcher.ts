@@ -5,10 +5,15 @@ import type { Store } from '../repositories/index.js';
 import type { WebhookDelivery } from '../repositories/webhook-deliveries-repository.js';
 import { settleWithin } from '../shutdown/settle-within.js';
 import { WEBHOOK_RESOLVE_TIMEOUT_MS } from './url-guard.js';
-import { createOutcomeRecorder, type WebhookOutcome } from './webhook-outcomes.js';
+import { createOutcomeRecorder, WEBHOOK_MAX_RETRIES, type WebhookOutcome } from './webhook-outcomes.js';
 import { postWebhook, WEBHOOK_SOCKETS_PER_ENDPOINT } from './webhook-poster.js';
 import { createWakeablePause } from '../wakeable-pause.js';
 import type { Metrics } from '../observability/index.js';
+
+/** The first post and its retries. */
+const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_MAX_RETRIES + 1;
+/** Why a delivery claimed past the cap after a lost outcome is given up rather than posted (pastTheCap). */
+export const UNRECORDED_GIVE_UP = 'Gave up: the outcome of the last attempt was never recorded, so it may have been delivered';
 
 /** Longest a receiver may take to answer one post. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -102,7 +107,20 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   const record = createOutcomeRecorder({ store, owner, retryBaseMs, random, logger });
 
+  /**
+   * Claimed more often than attempts are allowed, and the claim before this one has no attempt on record: its
+   * outcome was never written (the write failed, or the process died during the post). Posting again would repeat
+   * the event at each lease's end for as long as that lasts. A retry asked for by hand (retryDelivery) also claims
+   * past the cap, but after an attempt on record; it is posted. Asked only past the cap, so seldom.
+   */
+  async function pastTheCap(delivery: WebhookDelivery): Promise<boolean> {
+    const attempts = Number(delivery.attempts);
+    if (attempts <= WEBHOOK_MAX_ATTEMPTS) return false;
+    return !(await store.webhookDeliveries.hasAttempt(delivery.id, attempts - 1).catch(() => false));
+  }
+
   async function attempt(delivery: WebhookDelivery, prepared: Promise<PreparedEndpoint | Error | undefined>): Promise<WebhookOutcome> {
+    if (await pastTheCap(delivery)) return { delivery, result: { status: null, body: null, error: UNRECORDED_GIVE_UP, durationMs: 0 }, retryable: false };
     const endpoint = await prepared;
     if (endpoint === undefined) return { delivery, result: { status: null, body: null, error: 'The webhook was deleted', durationMs: 0 }, retryable: false };
     if (endpoint instanceof Error) return { delivery, result: { status: null, body: null, error: endpoint.message, durationMs: 0 }, retryable: true };
