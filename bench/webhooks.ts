@@ -57,10 +57,22 @@ async function main(): Promise<void> {
     output = rest.join('\n');
     return JSON.parse(line!);
   };
-  const { port } = await lines();
+  // Killed however the run ends: a receiver left running would keep this process alive after a failed start.
+  try {
+    await measure(lines, () => receiver.stdin!.write('report\n'));
+  } finally {
+    receiver.kill();
+  }
+}
 
+/** `lines` reads the receiver's next line of JSON; `askReport` has it print what arrived. */
+async function measure(lines: () => Promise<ReturnType<typeof JSON.parse>>, askReport: () => void): Promise<void> {
+  const { port } = await lines();
   const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-bench-webhooks-'));
-  const postgres = process.env.DATABASE_URL ? await createBenchDatabase(process.env.DATABASE_URL) : undefined;
+  const postgres = process.env.DATABASE_URL ? await createBenchDatabase(process.env.DATABASE_URL).catch(async (error: unknown) => {
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }) : undefined;
   const config = loadConfig({
     MAILROOM_DATA_DIR: dataDir,
     ...(postgres ? { DATABASE_URL: postgres.url } : {}),
@@ -94,7 +106,7 @@ async function main(): Promise<void> {
     while (((await store.webhookDeliveries.countByState()).delivered ?? 0) < EVENTS) await new Promise((resolve) => setTimeout(resolve, 250));
     await dispatcher.stop();
 
-    receiver.stdin!.write('report\n');
+    askReport();
     const { arrivals } = (await lines()) as { arrivals: [string, number, number][] };
     const unique = new Set(arrivals.map(([id]) => id));
     const last = Math.max(...arrivals.map(([, , at]) => at));
@@ -104,7 +116,6 @@ async function main(): Promise<void> {
     console.log(`deliveries/s: ${rate.toFixed(0)} (target ≥ ${TARGET_PER_SECOND}): ${rate >= TARGET_PER_SECOND ? 'PASS' : 'FAIL'}`);
     console.log(`event → receipt: p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, max ${latencies.at(-1)} ms`);
   } finally {
-    receiver.kill();
     await db.destroy();
     await rm(dataDir, { recursive: true, force: true });
     await postgres?.drop();
