@@ -68,11 +68,9 @@ async function main(): Promise<void> {
 /** `lines` reads the receiver's next line of JSON; `askReport` has it print what arrived. */
 async function measure(lines: () => Promise<ReturnType<typeof JSON.parse>>, askReport: () => void): Promise<void> {
   const { port } = await lines();
+  // The database first: when it cannot be made, there is no directory to remove yet.
+  const postgres = process.env.DATABASE_URL ? await createBenchDatabase(process.env.DATABASE_URL) : undefined;
   const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-bench-webhooks-'));
-  const postgres = process.env.DATABASE_URL ? await createBenchDatabase(process.env.DATABASE_URL).catch(async (error: unknown) => {
-    await rm(dataDir, { recursive: true, force: true });
-    throw error;
-  }) : undefined;
   const config = loadConfig({
     MAILROOM_DATA_DIR: dataDir,
     ...(postgres ? { DATABASE_URL: postgres.url } : {}),

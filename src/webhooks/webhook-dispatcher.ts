@@ -5,13 +5,11 @@ import type { Store } from '../repositories/index.js';
 import type { WebhookDelivery } from '../repositories/webhook-deliveries-repository.js';
 import { settleWithin } from '../shutdown/settle-within.js';
 import { WEBHOOK_RESOLVE_TIMEOUT_MS } from './url-guard.js';
-import { createOutcomeRecorder, WEBHOOK_MAX_RETRIES, type WebhookOutcome } from './webhook-outcomes.js';
+import { createOutcomeRecorder, WEBHOOK_MAX_ATTEMPTS, type WebhookOutcome } from './webhook-outcomes.js';
 import { postWebhook, WEBHOOK_SOCKETS_PER_ENDPOINT } from './webhook-poster.js';
 import { createWakeablePause } from '../wakeable-pause.js';
 import type { Metrics } from '../observability/index.js';
 
-/** The first post and its retries. */
-const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_MAX_RETRIES + 1;
 /** Why a delivery claimed past the cap after a lost outcome is given up rather than posted (pastTheCap). */
 export const UNRECORDED_GIVE_UP = 'Gave up: the outcome of the last attempt was never recorded, so it may have been delivered';
 

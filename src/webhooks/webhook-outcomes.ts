@@ -7,6 +7,8 @@ import type { PostResult } from './webhook-poster.js';
 
 /** Retries after the first attempt (SPEC.md §6.3): four attempts in all. */
 export const WEBHOOK_MAX_RETRIES = 3;
+/** The first post and its retries: no delivery is posted more often, whatever happens to the outcomes (webhook-dispatcher.ts). */
+export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_MAX_RETRIES + 1;
 /** How long a finished post's outcome waits for others to share its transaction. */
 export const RECORD_LINGER_MS = 10;
 
