@@ -4,6 +4,7 @@ import { storeKindOf, type Db } from './db/database.js';
 import { assertMigrated } from './db/migrator.js';
 import { listenFailure } from './listen-failure.js';
 import { startWalCheckpointer } from './db/wal-checkpointer.js';
+import { createSqliteReader } from './db/sqlite-reader.js';
 import { connectRedis } from './db/redis.js';
 import type { DeliveryWorker } from './delivery/delivery-worker.js';
 import { startInboundReceiver, type InboundReceiver } from './inbound/inbound-receiver.js';
@@ -89,8 +90,10 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
   // first: that thread opens the same file and expects the schema); PostgreSQL works in its own
   // processes, and the batching writer on this thread suffices.
   const sendWriter = sqlite ? createThreadedSendWriter(config.dataDir, { backgroundCheckpoints: true }) : createAcceptedSendWriter(store);
+  // A scrape's store-wide counts can take tens of milliseconds on SQLite: read on a thread of their own.
+  const scrapeReads = sqlite ? createSqliteReader(config.dataDir, (error) => startLog.warn({ err: error.message }, 'SQLite read thread failed; started again at the next scrape')) : undefined;
   // Provider trouble is counted by the worker, which starts after the metrics: read through it at scrape time.
-  const metrics = createMetrics({ db, troubleCounts: () => worker?.troubleCounts() ?? [], workerMetrics: options.workerMetrics });
+  const metrics = createMetrics({ db, troubleCounts: () => worker?.troubleCounts() ?? [], workerMetrics: options.workerMetrics, offThreadReads: scrapeReads });
   const worker = options.worker ? startDeliveryWorker(store, config, returnPaths, metrics) : undefined;
   const webhooks = options.webhooks ? startWebhookDispatcher(store, config, metrics) : undefined;
   const retention = options.worker ? startRetentionPruner(store, config, createLogger(config).child({ component: 'retention' }), metrics) : undefined;
@@ -102,6 +105,7 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
     // Both wait for work in flight (each within its own bound): side by side, not one after the other.
     await Promise.all([worker?.stop(), webhooks?.stop(), retention?.stop()]);
     await sendWriter.close();
+    await scrapeReads?.close();
     await checkpointer?.stop();
     await db.destroy();
     redis?.disconnect();

@@ -70,6 +70,9 @@ describe("serve's delivery thread", () => {
     // serve's own figures are there too, once: the HTTP histogram and its event loop.
     assert.match(metrics, /^mailroom_sends_total\{way="http",status="sent"\} 20$/m);
     assert.equal(metrics.match(/^nodejs_eventloop_lag_p99_seconds /gm)?.length, 1);
+    // The store-wide gauges, read from the built read thread on SQLite (db/sqlite-reader.ts).
+    assert.match(metrics, /^mailroom_store_up 1$/m);
+    assert.match(metrics, /^mailroom_delivery_queue_jobs 0$/m);
     assert.equal(await exitWithin(serve.stop(), 20_000, 'serve'), 0);
     assert.match(serve.output(), /"msg":"delivery worker stopped"/);
   });

@@ -7,6 +7,10 @@ import { startInboundReceiver } from '../src/inbound/inbound-receiver.js';
 import { createInboundReportService } from '../src/services/inbound-report-service.js';
 import { createBacklogRepository } from '../src/observability/backlog-repository.js';
 import { storeKindOfDb } from '../src/db/database.js';
+import { loadConfig } from '../src/config.js';
+import { createMetrics } from '../src/observability/metrics.js';
+import { openMigratedDatabase } from '../src/store-runtime.js';
+import { freshStore } from './helpers/test-store.js';
 import { freePort } from './helpers/free-port.js';
 import { parseMetrics, valueOf, type Sample } from './helpers/metrics-text.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
@@ -117,6 +121,23 @@ describe('GET /metrics', () => {
     const age = valueOf(samples, 'mailroom_delivery_queue_oldest_due_age_seconds');
     assert.ok(age >= 3600 && age < 3660, `age ${age}`);
     assert.equal(valueOf(samples, 'mailroom_webhook_backlog_deliveries'), 0);
+  });
+
+  it('leaves the store-wide gauges out of a scrape the store did not answer, with mailroom_store_up 0', async () => {
+    const store = await freshStore();
+    cleanups.push(() => store.drop());
+    const db = await openMigratedDatabase(loadConfig({ ...store.env, LOG_LEVEL: 'silent' }));
+    const metrics = createMetrics({ db, processMetrics: false });
+    const gauges = ['mailroom_delivery_queue_jobs', 'mailroom_delivery_queue_oldest_due_age_seconds', 'mailroom_webhook_backlog_deliveries'];
+    const up = parseMetrics(await metrics.scrape());
+    assert.equal(valueOf(up, 'mailroom_store_up'), 1);
+    for (const name of gauges) assert.equal(valueOf(up, name), 0, name);
+
+    await db.destroy();
+    const down = parseMetrics(await metrics.scrape());
+    assert.equal(valueOf(down, 'mailroom_store_up'), 0);
+    // Not 0, which would read as an empty queue.
+    for (const name of gauges) assert.ok(!down.some((sample) => sample.name === name), `${name} left out`);
   });
 
   it('reads the store-wide gauges off the claim indexes, never scanning a table', async () => {

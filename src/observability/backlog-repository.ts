@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { OffThreadReads } from '../db/sqlite-reader.js';
 
 /**
  * A depth above this reads as this: a scrape counts at most this many index
@@ -22,18 +23,29 @@ export interface Backlog {
  * index (state, available_at, id) of its table, from the start of its
  * `pending` range: a count stops at the cap, the oldest due job is the
  * range's first entry. Finished rows and the log are never read.
+ *
+ * With `offThread` (serve on SQLite), the queries run on a connection of
+ * another thread: a count at a deep queue takes tens of milliseconds, which
+ * on the thread answering HTTP would hold up every request meanwhile.
  */
-export function createBacklogRepository(db: Db) {
+export function createBacklogRepository(db: Db, offThread?: OffThreadReads) {
+  const queries = (now: string) => ({ depth: cappedPendingQuery(db, 'delivery_jobs'), oldestDue: oldestDueQuery(db, now), webhooks: cappedPendingQuery(db, 'webhook_deliveries') });
+
+  async function rowsOf(now: string): Promise<[{ n: number | string } | undefined, { available_at: string } | undefined, { n: number | string } | undefined]> {
+    const { depth, oldestDue, webhooks } = queries(now);
+    if (!offThread) return Promise.all([depth.executeTakeFirst(), oldestDue.executeTakeFirst(), webhooks.executeTakeFirst()]);
+    const [d, o, w] = await offThread.firstRows([depth.compile(), oldestDue.compile(), webhooks.compile()]);
+    return [d as { n: number } | undefined, o as { available_at: string } | undefined, w as { n: number } | undefined];
+  }
+
   return {
     /** The queries a scrape runs, for tests that read their plans. */
-    queries: (now: string) => ({ depth: cappedPendingQuery(db, 'delivery_jobs'), oldestDue: oldestDueQuery(db, now), webhooks: cappedPendingQuery(db, 'webhook_deliveries') }),
+    queries,
 
     async read(now: Date = new Date()): Promise<Backlog> {
-      const [depth, oldest, webhooks] = await Promise.all([
-        cappedPendingQuery(db, 'delivery_jobs').executeTakeFirstOrThrow(),
-        oldestDueQuery(db, now.toISOString()).executeTakeFirst(),
-        cappedPendingQuery(db, 'webhook_deliveries').executeTakeFirstOrThrow(),
-      ]);
+      const [depth, oldest, webhooks] = await rowsOf(now.toISOString());
+      // A count always has its row; none means the query did not run as written.
+      if (!depth || !webhooks) throw new Error('a backlog count answered no row');
       const dueSince = oldest ? Date.parse(oldest.available_at) : undefined;
       return {
         queueDepth: Number(depth.n),

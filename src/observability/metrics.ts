@@ -1,5 +1,6 @@
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { poolUseOf, storeKindOfDb, type Db } from '../db/database.js';
+import type { OffThreadReads } from '../db/sqlite-reader.js';
 import type { TroubleCount } from '../delivery/provider-trouble.js';
 import { WORKER_METRICS } from '../worker-thread/worker-messages.js';
 import { createBacklogRepository } from './backlog-repository.js';
@@ -24,7 +25,12 @@ export interface MetricsOptions {
    * delivery thread, whose scrape is serve's (the process's figures are serve's to report).
    */
   processMetrics?: boolean;
+  /** Where the store-wide gauges are read when not on `db`'s own connection: serve on SQLite (db/sqlite-reader.ts). */
+  offThreadReads?: OffThreadReads;
 }
+
+/** The gauges read from the store at each scrape, left out of one whose queries failed. */
+const STORE_GAUGES = ['mailroom_delivery_queue_jobs', 'mailroom_delivery_queue_oldest_due_age_seconds', 'mailroom_webhook_backlog_deliveries'] as const;
 
 /** Seconds: from a cached page (~1 ms) to a large send that waited for memory (seconds). */
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -36,7 +42,7 @@ const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
  * (queue, webhook backlog) are read from the store at each scrape, so every
  * process on one PostgreSQL shows the same values for them.
  */
-export function createMetrics({ db, troubleCounts = () => [], workerMetrics, processMetrics = true }: MetricsOptions) {
+export function createMetrics({ db, troubleCounts = () => [], workerMetrics, processMetrics = true, offThreadReads }: MetricsOptions) {
   const registry = new Registry();
   // Process CPU, memory, handles, GC, and the event loop's delay (nodejs_eventloop_lag_*: mean, p50, p90, p99, max).
   if (processMetrics) collectDefaultMetrics({ register: registry });
@@ -102,10 +108,11 @@ export function createMetrics({ db, troubleCounts = () => [], workerMetrics, pro
   });
 
   const storeUp = new Gauge({ name: 'mailroom_store_up', help: '1 when the store answered this scrape\'s queries, else 0 (and the store-wide gauges are left out).', registers: [registry] });
-  const queueDepth = new Gauge({ name: 'mailroom_delivery_queue_jobs', help: 'Delivery jobs still to do in the store (due, in flight, scheduled or waiting for a retry); counted up to 100000.', registers: [registry] });
-  const oldestDue = new Gauge({ name: 'mailroom_delivery_queue_oldest_due_age_seconds', help: 'Seconds since the longest-waiting due delivery job came due (0: none is due).', registers: [registry] });
-  const webhookBacklog = new Gauge({ name: 'mailroom_webhook_backlog_deliveries', help: 'Webhook deliveries still to post in the store (due or waiting for a retry); counted up to 100000.', registers: [registry] });
-  const backlog = createBacklogRepository(db);
+  const [queueName, oldestName, webhookName] = STORE_GAUGES;
+  const queueDepth = new Gauge({ name: queueName, help: 'Delivery jobs still to do in the store (due, in flight, scheduled or waiting for a retry); counted up to 100000.', registers: [registry] });
+  const oldestDue = new Gauge({ name: oldestName, help: 'Seconds since the longest-waiting due delivery job came due (0: none is due).', registers: [registry] });
+  const webhookBacklog = new Gauge({ name: webhookName, help: 'Webhook deliveries still to post in the store (due or waiting for a retry); counted up to 100000.', registers: [registry] });
+  const backlog = createBacklogRepository(db, offThreadReads);
 
   return {
     registry,
@@ -115,13 +122,15 @@ export function createMetrics({ db, troubleCounts = () => [], workerMetrics, pro
     async scrape(): Promise<string> {
       try {
         const now = await backlog.read();
+        for (const gauge of [queueDepth, oldestDue, webhookBacklog]) registry.registerMetric(gauge);
         queueDepth.set(now.queueDepth);
         oldestDue.set(now.oldestDueAgeSeconds);
         webhookBacklog.set(now.webhookBacklog);
         storeUp.set(1);
       } catch {
         // A scrape still answers (the process metrics are worth having), without stale store values.
-        for (const gauge of [queueDepth, oldestDue, webhookBacklog]) gauge.reset();
+        // Left out, not reset: an unlabelled gauge reset reads 0, an empty queue to anyone alerting on it.
+        for (const name of STORE_GAUGES) registry.removeSingleMetric(name);
         storeUp.set(0);
       }
       if (!workerMetrics) return registry.metrics();
