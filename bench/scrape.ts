@@ -10,6 +10,7 @@
 import autocannon from 'autocannon';
 import { openSendBenchStore } from './send-bench-store.js';
 import { BenchError, freePort, HOST, positiveNumber, READY_TIMEOUT_MS, runBench, startChild, stopChild, waitReady } from './bench-process.js';
+import { median } from './send-report.js';
 
 const DURATION_S = positiveNumber('BENCH_DURATION', 8);
 const ROUNDS = Math.floor(positiveNumber('BENCH_ROUNDS', 2));
@@ -20,6 +21,7 @@ const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 const BATCH = 100;
 
 const SEND = { to: ['user@example.com'], from_email: 'Bench <bench@sandbox.mailroom.test>', subject: 'Hello', text: 'Hi there' };
+const SEND_BODY = JSON.stringify(SEND);
 
 /** BACKLOG sends scheduled for tomorrow, through the batch endpoint, 8 batches at a time. */
 async function fillBacklog(base: string, headers: Record<string, string>): Promise<void> {
@@ -64,14 +66,12 @@ async function measure(base: string, headers: Record<string, string>, round: num
       await new Promise((resolve) => setTimeout(resolve, SCRAPE_EVERY_MS));
     }
   })();
-  const result = await autocannon({ url: `${base}/v1/send`, method: 'POST', headers, body: JSON.stringify(SEND), connections: CONNECTIONS, duration: DURATION_S });
+  const result = await autocannon({ url: `${base}/v1/send`, method: 'POST', headers, body: SEND_BODY, connections: CONNECTIONS, duration: DURATION_S });
   stop = true;
   await scraper;
   const { latency } = result;
   return { round, scraping, rate: result.requests.average, p50: latency.p50, p99: latency.p99, max: latency.max, failed: result.non2xx + result.errors + result.timeouts, scrapes };
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? NaN;
 
 async function main(): Promise<number> {
   const bench = await openSendBenchStore({ METRICS_TOKEN });
@@ -88,7 +88,7 @@ async function main(): Promise<number> {
       const depth = Number(/^mailroom_delivery_queue_jobs (\d+)$/m.exec(await scrape(base))?.[1]);
       console.log(`bench: backlog written in ${((performance.now() - filling) / 1000).toFixed(1)} s; mailroom_delivery_queue_jobs ${depth}`);
       if (!(depth >= Math.min(BACKLOG, 100_000))) throw new BenchError(`the queue gauge read ${depth}, not the backlog`);
-      await autocannon({ url: `${base}/v1/send`, method: 'POST', headers, body: JSON.stringify(SEND), connections: CONNECTIONS, duration: 2 });
+      await autocannon({ url: `${base}/v1/send`, method: 'POST', headers, body: SEND_BODY, connections: CONNECTIONS, duration: 2 });
       const runs: Run[] = [];
       for (let round = 1; round <= ROUNDS; round++) {
         for (const scraping of [false, true]) runs.push(await measure(base, headers, round, scraping));
