@@ -70,9 +70,14 @@ describe("serve's delivery thread", () => {
     // serve's own figures are there too, once: the HTTP histogram and its event loop.
     assert.match(metrics, /^mailroom_sends_total\{way="http",status="sent"\} 20$/m);
     assert.equal(metrics.match(/^nodejs_eventloop_lag_p99_seconds /gm)?.length, 1);
-    // The store-wide gauges, read from the built read thread on SQLite (db/sqlite-reader.ts).
-    assert.match(metrics, /^mailroom_store_up 1$/m);
-    assert.match(metrics, /^mailroom_delivery_queue_jobs 0$/m);
+    // The store-wide gauges, read from the built read thread on SQLite (db/sqlite-reader.ts). Waited for: a
+    // scrape reads them before it asks the delivery thread for its counts, so the scrape above may have
+    // counted the last jobs still to do.
+    const gauges = await waitFor(async () => {
+      const text = await (await fetch(`${serve.base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+      return /^mailroom_delivery_queue_jobs 0$/m.test(text) ? text : undefined;
+    }, 'the queue gauge to read the 20 jobs done');
+    assert.match(gauges, /^mailroom_store_up 1$/m);
     assert.equal(await exitWithin(serve.stop(), 20_000, 'serve'), 0);
     assert.match(serve.output(), /"msg":"delivery worker stopped"/);
   });
