@@ -36,8 +36,10 @@ export interface SendBenchStore {
  * The setup bench:send and bench:batch share: a data directory of its own,
  * and a database of its own on DATABASE_URL's server when it is set; rate
  * limits far above what a benchmark reaches (they measure the send path, not
- * the 429 path); no inbound receiver. The workspace is made before any server
- * starts, so the two never share the store in flight.
+ * the 429 path); no inbound receiver. The log level is the default, `info`, as
+ * `npm start` runs: every request writes its line (until 2026-11-28 these
+ * benchmarks ran at `warn`, which left that cost out). The workspace is made
+ * before any server starts, so the two never share the store in flight.
  */
 export async function openSendBenchStore(extraEnv: Record<string, string> = {}, options: { smtpDomain?: string } = {}): Promise<SendBenchStore> {
   const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-bench-'));
@@ -53,7 +55,6 @@ export async function openSendBenchStore(extraEnv: Record<string, string> = {}, 
     const env = {
       MAILROOM_DATA_DIR: dataDir,
       ...(postgres ? { DATABASE_URL: postgres.url } : {}),
-      LOG_LEVEL: 'warn',
       RATE_LIMIT_SEND_PER_MIN: '100000000',
       RATE_LIMIT_OTHER_PER_MIN: '100000000',
       INBOUND_SMTP_PORT: '0',

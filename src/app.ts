@@ -4,7 +4,7 @@ import { fail } from './http/envelope.js';
 import type { Config } from './config.js';
 import { HEALTH_PATH, registerApiGuard } from './http/api-guard.js';
 import { registerErrorHandling } from './http/error-handler.js';
-import { LOGGED_HEADER_SECRETS, requestLogSerializer } from './http/request-log.js';
+import { LOGGED_HEADER_SECRETS, RequestLogController, requestLogSerializer } from './http/request-log.js';
 import { formatValidationError, refuseNulInUrl, refuseUnknownQueryParameters, validatorCompiler } from './http/validation.js';
 import apiKeyRoutes from './routes/api-keys.js';
 import domainRoutes from './routes/domains.js';
@@ -47,6 +47,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
     // should a serializer or a debug line ever add them (test/no-secrets-in-logs.test.ts).
     // Tokens of invitation and setup links travel in URLs: the request serializer leaves them out.
     logger: logger ?? { level: config.logLevel, redact: LOGGED_HEADER_SECRETS, serializers: { req: requestLogSerializer }, stream: logDestination(config) },
+    logController: new RequestLogController(),
     ...requestIdOptions,
     bodyLimit: MAX_BODY_BYTES,
     trustProxy: config.trustProxy,

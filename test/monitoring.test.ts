@@ -118,7 +118,11 @@ describe('metrics access, probes and the request log', () => {
     assert.equal(sent.statusCode, 200);
     assert.equal(sent.headers['x-request-id'], 'lb-7f3a9c.42');
     const ofSent = lines.filter((l) => l.reqId === 'lb-7f3a9c.42');
-    assert.deepEqual(ofSent.map((l) => l.msg), ['incoming request', 'request completed']);
+    // One line a request at info, written as it is answered, with the request and the answer on it.
+    assert.deepEqual(ofSent.map((l) => l.msg), ['request completed']);
+    const answered = ofSent[0] as { req: { method: string; url: string }; res: { statusCode: number }; responseTime: unknown };
+    assert.deepEqual([answered.req.method, answered.req.url, answered.res.statusCode], ['GET', '/v1/send/logs', 200]);
+    assert.equal(typeof answered.responseTime, 'number');
 
     // Not well-formed (a line break could forge a log line): replaced, not kept.
     const made = await app.inject({ method: 'POST', url: '/v1/send', headers: { 'x-request-id': 'a b\nc' }, payload: {} });
@@ -126,7 +130,8 @@ describe('metrics access, probes and the request log', () => {
     const id = String(made.headers['x-request-id']);
     assert.match(id, /^req_[0-9a-z]{26}$/);
     const ofMade = lines.filter((l) => l.reqId === id);
-    assert.deepEqual(ofMade.map((l) => l.msg), ['incoming request', 'request completed']);
+    assert.deepEqual(ofMade.map((l) => l.msg), ['request completed']);
+    assert.equal((ofMade[0]!.res as { statusCode: number }).statusCode, 401);
     // Every line Fastify wrote for a request carries its id.
     assert.ok(lines.filter((l) => l.req || l.res).every((l) => typeof l.reqId === 'string'));
 

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 const REDACTED = '[redacted]';
 
@@ -26,4 +26,22 @@ export function requestLogSerializer(request: FastifyRequest) {
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,
   };
+}
+
+/**
+ * One line a request at `info`, written when it is answered: the request (method, URL, remote address)
+ * beside the answer's status and time. Fastify's default writes a second line as each request arrives,
+ * which doubled the log and, under load, cost the HTTP thread some 6 µs a request (a tenth of a send's
+ * cost there, bench/README.md); that line is kept at `debug`, for following a request that never ends.
+ */
+export class RequestLogController extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    if (!this.isLogDisabled(request)) request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
 }
