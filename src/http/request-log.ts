@@ -31,8 +31,8 @@ export function requestLogSerializer(request: FastifyRequest) {
 /**
  * One line a request at `info`, written when it is answered: the request (method, URL, remote address)
  * beside the answer's status and time. Fastify's default writes a second line as each request arrives,
- * which doubled the log and, under load, cost the HTTP thread some 6 µs a request (a tenth of a send's
- * cost there, bench/README.md); that line is kept at `debug`, for following a request that never ends.
+ * which doubled the log and, under load, cost the HTTP thread some 6–10 µs a request (a tenth of a
+ * send's cost there, bench/README.md); that line is kept at `debug`, for following a request that never ends.
  */
 export class RequestLogController extends LogController {
   override incomingRequest(request: FastifyRequest): void {
