@@ -62,21 +62,21 @@ describe("serve's delivery thread", () => {
     const niced = threadsOf(pid).filter((thread) => niceOf(pid, thread) === 7);
     assert.ok(niced.includes(tid) && niced.length >= 2, `threads at nice 7: ${niced.join(', ')} (the delivery thread ${tid} and its builder)`);
 
-    const metrics = await waitFor(async () => {
-      const text = await (await fetch(`${serve.base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
-      // A relay's 250 is `accepted` (the upstream reports the delivery later).
-      return /^mailroom_delivery_outcomes_total\{provider="smtp",outcome="accepted"\} 20$/m.test(text) ? text : undefined;
-    }, "serve's /metrics to count the delivery thread's 20 deliveries");
+    /** The first scrape of serve's /metrics that matches `pattern`. */
+    const scrapeMatching = (pattern: RegExp, what: string) =>
+      waitFor(async () => {
+        const text = await (await fetch(`${serve.base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+        return pattern.test(text) ? text : undefined;
+      }, what);
+    // A relay's 250 is `accepted` (the upstream reports the delivery later).
+    const metrics = await scrapeMatching(/^mailroom_delivery_outcomes_total\{provider="smtp",outcome="accepted"\} 20$/m, "serve's /metrics to count the delivery thread's 20 deliveries");
     // serve's own figures are there too, once: the HTTP histogram and its event loop.
     assert.match(metrics, /^mailroom_sends_total\{way="http",status="sent"\} 20$/m);
     assert.equal(metrics.match(/^nodejs_eventloop_lag_p99_seconds /gm)?.length, 1);
     // The store-wide gauges, read from the built read thread on SQLite (db/sqlite-reader.ts). Waited for: a
     // scrape reads them before it asks the delivery thread for its counts, so the scrape above may have
     // counted the last jobs still to do.
-    const gauges = await waitFor(async () => {
-      const text = await (await fetch(`${serve.base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
-      return /^mailroom_delivery_queue_jobs 0$/m.test(text) ? text : undefined;
-    }, 'the queue gauge to read the 20 jobs done');
+    const gauges = await scrapeMatching(/^mailroom_delivery_queue_jobs 0$/m, 'the queue gauge to read the 20 jobs done');
     assert.match(gauges, /^mailroom_store_up 1$/m);
     assert.equal(await exitWithin(serve.stop(), 20_000, 'serve'), 0);
     assert.match(serve.output(), /"msg":"delivery worker stopped"/);
