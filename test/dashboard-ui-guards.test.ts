@@ -14,7 +14,7 @@ import type { Page } from 'playwright-core';
 import { launchBrowser, unexpectedProblems, type TestBrowser } from './helpers/browser.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { startRefusingRelay, type TestRelay } from './helpers/refusing-relay.js';
-import { BIN, mailroomCommand, startServe, type ServeProcess } from './helpers/serve-process.js';
+import { BIN, mailroomCommand, startServe, showServeOutputOfFailedTests, type ServeProcess } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -26,6 +26,7 @@ const REPLY = `5.1.1 <img src=x onerror="window.__pwned='reply'"> no such user`;
 const WORKSPACE = `<img src=x onerror="window.__pwned='workspace'">Bob & Co`;
 
 describe('the dashboard in Chromium: guards, logs and mail-derived text', () => {
+  showServeOutputOfFailedTests();
   let store: FreshStore;
   let dns: TestDnsServer;
   let relay: TestRelay;

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { ALREADY_MEMBER, INVITATION_REFUSED } from '../src/people/index.js';
 import { launchBrowser, unexpectedProblems, type TestBrowser } from './helpers/browser.js';
-import { startServe, type ServeProcess } from './helpers/serve-process.js';
+import { startServe, showServeOutputOfFailedTests, type ServeProcess } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -19,6 +19,7 @@ const VIEWER_PASSWORD = 'a viewer password';
 const SETUP_LINK = /open (http:\/\/\S+\/setup\?token=\S+) within an hour/;
 
 describe('invitations in Chromium', () => {
+  showServeOutputOfFailedTests();
   let store: FreshStore;
   let server: ServeProcess;
   let chromium: TestBrowser;

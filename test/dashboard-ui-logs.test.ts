@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { launchBrowser, unexpectedProblems, type TestBrowser } from './helpers/browser.js';
-import { BIN, mailroomCommand, startServe, type ServeProcess } from './helpers/serve-process.js';
+import { BIN, mailroomCommand, startServe, showServeOutputOfFailedTests, type ServeProcess } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -18,6 +18,7 @@ const PASSWORD = 'a long enough password';
 const SENDER = 'hello@sandbox.mailroom.test';
 
 describe('the logs explorer in Chromium', () => {
+  showServeOutputOfFailedTests();
   let store: FreshStore;
   /** The process the browser talks to, and another one on the same store that takes the API's sends. */
   let dashboard: ServeProcess;

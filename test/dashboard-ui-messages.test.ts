@@ -20,7 +20,7 @@ import { launchBrowser, unexpectedProblems, type TestBrowser } from './helpers/b
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { freePort } from './helpers/free-port.js';
 import * as hostile from './helpers/hostile-mail.js';
-import { BIN, mailroomCommand, startServe, type ServeProcess } from './helpers/serve-process.js';
+import { BIN, mailroomCommand, startServe, showServeOutputOfFailedTests, type ServeProcess } from './helpers/serve-process.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp-sink.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
@@ -50,6 +50,7 @@ const REFUSAL = /violates the following Content Security Policy directive|frame 
 const REMOTE_IMAGE = new RegExp(`^https?${hostile.REMOTE_IMAGE.slice('http'.length).replace(/\./g, '\\.')}$`);
 
 describe('the message page in Chromium', () => {
+  showServeOutputOfFailedTests();
   let store: FreshStore;
   let dns: TestDnsServer;
   let sink: SmtpSink;

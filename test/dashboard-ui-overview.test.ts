@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { launchBrowser, unexpectedProblems, type TestBrowser } from './helpers/browser.js';
-import { BIN, mailroomCommand, startServe, type ServeProcess } from './helpers/serve-process.js';
+import { BIN, mailroomCommand, startServe, showServeOutputOfFailedTests, type ServeProcess } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -23,6 +23,7 @@ const BUSY = { total_sent: 6, delivered: 3, bounced: 1, complained: 1, suppresse
 const CALM = { total_sent: 22, delivered: 21, bounced: 1, complained: 0, suppressed: 0, failed: 0 };
 
 describe('the Overview in Chromium: figures, chart, rates and their links', () => {
+  showServeOutputOfFailedTests();
   let store: FreshStore;
   let server: ServeProcess;
   let chromium: TestBrowser;

@@ -15,7 +15,7 @@ import { openDatabase } from '../src/db/database.js';
 import { createStore } from '../src/repositories/index.js';
 import { createRetentionPruner } from '../src/retention/index.js';
 import { launchBrowser, unexpectedProblems, type TestBrowser } from './helpers/browser.js';
-import { BIN, mailroomCommand, startServe, type ServeProcess } from './helpers/serve-process.js';
+import { BIN, mailroomCommand, startServe, showServeOutputOfFailedTests, type ServeProcess } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -23,6 +23,7 @@ const PASSWORD = 'a long enough password';
 const DAY_MS = 86_400_000;
 
 describe('expired content on the message page in Chromium', () => {
+  showServeOutputOfFailedTests();
   let store: FreshStore;
   let server: ServeProcess;
   let chromium: TestBrowser;

@@ -15,7 +15,7 @@ import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { WEBHOOK_EVENT_TYPES } from '../src/services/webhook-service.js';
 import { launchBrowser, unexpectedProblems, type TestBrowser } from './helpers/browser.js';
-import { BIN, startServe, type ServeProcess } from './helpers/serve-process.js';
+import { BIN, startServe, showServeOutputOfFailedTests, type ServeProcess } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 import { startWebhookReceiver, type ReceivedHook, type WebhookReceiver } from './helpers/webhook-receiver.js';
@@ -25,6 +25,7 @@ const VIEWER_PASSWORD = 'viewer password 1';
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
 describe('the Webhooks page in Chromium', () => {
+  showServeOutputOfFailedTests();
   let store: FreshStore;
   let server: ServeProcess;
   let receiver: WebhookReceiver;

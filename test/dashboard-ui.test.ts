@@ -11,13 +11,14 @@ import type { Page } from 'playwright-core';
 import { UI_PAGES } from '../src/dashboard/ui.js';
 import { launchBrowser, unexpectedProblems, type TestBrowser } from './helpers/browser.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
-import { startServe, type ServeProcess } from './helpers/serve-process.js';
+import { startServe, showServeOutputOfFailedTests, type ServeProcess } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 
 const PASSWORD = 'first admin password';
 
 describe('the dashboard in Chromium', () => {
+  showServeOutputOfFailedTests();
   let store: FreshStore;
   let server: ServeProcess;
   let dns: TestDnsServer;

@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { afterEach } from 'node:test';
 
 export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'mailroom.js');
 
@@ -77,7 +78,7 @@ export async function startServe(env: Record<string, string>, options: { bin?: s
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const { started, output } = readStartLine(child, exited, /listening at http:\/\/127\.0\.0\.1:(\d+)/, 'mailroom serve');
   const port = Number((await started)[1]);
-  return {
+  const server: ServeProcess = {
     child,
     base: `http://127.0.0.1:${port}`,
     output,
@@ -86,6 +87,31 @@ export async function startServe(env: Record<string, string>, options: { bin?: s
       return exited;
     },
   };
+  startedServers.push({ server, shown: 0 });
+  return server;
+}
+
+/** Every `serve` this test file started, and how much of its output a failed test has shown already. */
+const startedServers: { server: ServeProcess; shown: number }[] = [];
+/** The most of one server's output a failed test shows: its end, where what went wrong was logged. */
+const FAILURE_OUTPUT_CHARS = 30_000;
+
+/**
+ * After each failed test of the calling suite, writes to stderr what each `serve` this file started logged
+ * since the last failure (its last FAILURE_OUTPUT_CHARS). A test that waited in vain for the server (a webhook
+ * post that never came) otherwise tells nothing of why, and the process and its log are gone by the time
+ * anyone looks at the CI log.
+ */
+export function showServeOutputOfFailedTests(): void {
+  afterEach((t) => {
+    if (!('passed' in t) || t.passed) return;
+    for (const started of startedServers) {
+      const output = started.server.output();
+      const unseen = output.slice(Math.max(started.shown, output.length - FAILURE_OUTPUT_CHARS));
+      started.shown = output.length;
+      if (unseen) process.stderr.write(`--- "${t.name}" failed; what mailroom serve at ${started.server.base} logged, not shown before:\n${unseen}\n--- end of its output\n`);
+    }
+  });
 }
 
 export interface WorkerProcess {
