@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 
 export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'mailroom.js');
 
@@ -95,6 +96,10 @@ export async function startServe(env: Record<string, string>, options: { bin?: s
 const startedServers: { server: ServeProcess; shown: number }[] = [];
 /** The most of one server's output a failed test shows: its end, where what went wrong was logged. */
 const FAILURE_OUTPUT_CHARS = 30_000;
+/** How long, at most, a failed test's report waits for the servers' output to stop growing: a diagnostic, not a condition. */
+const OUTPUT_SETTLE_POLL_MS = 100;
+const OUTPUT_SETTLE_POLLS = 10;
+const totalOutput = () => startedServers.reduce((n, { server }) => n + server.output().length, 0);
 
 /**
  * After each failed test of the calling suite, writes to stderr what each `serve` this file started logged
@@ -103,8 +108,13 @@ const FAILURE_OUTPUT_CHARS = 30_000;
  * anyone looks at the CI log.
  */
 export function showServeOutputOfFailedTests(): void {
-  afterEach((t) => {
+  afterEach(async (t) => {
     if (!('passed' in t) || t.passed) return;
+    // A request's log line is written once its answer has gone: let the lines of the test's last requests arrive.
+    for (let i = 0, before = -1; i < OUTPUT_SETTLE_POLLS && before !== totalOutput(); i++) {
+      before = totalOutput();
+      await delay(OUTPUT_SETTLE_POLL_MS);
+    }
     for (const started of startedServers) {
       const output = started.server.output();
       const unseen = output.slice(Math.max(started.shown, output.length - FAILURE_OUTPUT_CHARS));
