@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
+import { insertTogether, type InsertPart } from '../src/repositories/bulk-insert.js';
 import { createStore } from '../src/repositories/index.js';
 import { acceptedSend, insertAcceptedRows } from './helpers/accepted-send.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
@@ -31,6 +32,30 @@ describe('messages, outbox rows and log entries inserted together on PostgreSQL'
     } finally {
       await db.destroy();
     }
+  });
+
+  it('runs its upserts in the order given, whatever else the statement inserts', async () => {
+    // PostgreSQL runs a statement's CTEs after its main query, the last first, unless one reads another.
+    await sql`create sequence upsert_order`.execute(t.db);
+    for (const table of ['upsert_order_a', 'upsert_order_b', 'upsert_order_c']) {
+      await sql`create table ${sql.ref(table)} (k text primary key, at bigint not null default nextval('upsert_order'))`.execute(t.db);
+    }
+    const part = (table: string, upsert: boolean): InsertPart => ({
+      table, columns: ['k'], rows: [{ k: 'x' }, { k: 'y' }], insertAlone: async () => {}, ...(upsert ? { onConflict: 'on conflict ("k") do nothing' } : {}),
+    });
+    const order = async () => {
+      const { rows } = await sql<{ t: string }>`
+        select t from (select 'a' as t, min(at) as at from upsert_order_a union all select 'b', min(at) from upsert_order_b union all select 'c', min(at) from upsert_order_c) o
+        where at is not null order by at`.execute(t.db);
+      await sql`truncate upsert_order_a, upsert_order_b, upsert_order_c`.execute(t.db);
+      return rows.map((r) => r.t).join('');
+    };
+    await insertTogether(t.db, [part('upsert_order_a', true), part('upsert_order_b', true)]);
+    assert.equal(await order(), 'ab');
+    await insertTogether(t.db, [part('upsert_order_a', true), part('upsert_order_b', true), part('upsert_order_c', false)]);
+    assert.match(await order(), /a.*b/);
+    await sql`drop table upsert_order_a, upsert_order_b, upsert_order_c`.execute(t.db);
+    await sql`drop sequence upsert_order`.execute(t.db);
   });
 
   it('stores a lone UTF-16 surrogate as U+FFFD, as node-postgres sends one as a parameter', async () => {

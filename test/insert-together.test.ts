@@ -48,6 +48,36 @@ describe('messages, outbox rows and log entries inserted together', () => {
     assert.equal(await count('log_entries', sends), 0);
   });
 
+  const sentCounts = async () => {
+    const total = await t.db.selectFrom('log_counters').select('count').where('workspace_id', '=', t.workspaceId).where('type', '=', 'send').where('status', '=', 'sent').executeTakeFirst();
+    const hourly = await t.db.selectFrom('log_hourly_counts').select((eb) => eb.fn.sum<number>('send_sent').as('n')).where('workspace_id', '=', t.workspaceId).executeTakeFirst();
+    return { total: Number(total?.count ?? 0), hourly: Number(hourly?.n ?? 0) };
+  };
+
+  it('counts the entries it writes in both counters, on top of what they held', async () => {
+    const before = await sentCounts();
+    for (const [sendCount, recipients] of [[2, 3], [5, 1]] as const) {
+      const sends = Array.from({ length: sendCount }, () => acceptedSend(t.workspaceId, recipients));
+      await t.store.transaction((repos) => insertAcceptedRows(repos, sends));
+    }
+    assert.deepEqual(await sentCounts(), { total: before.total + 11, hourly: before.hourly + 11 });
+  });
+
+  it('refuses a counter change after the statement that counted last, and writes nothing of the transaction', async () => {
+    const before = await sentCounts();
+    const sends = [acceptedSend(t.workspaceId, 1), acceptedSend(t.workspaceId, 1)];
+    await assert.rejects(
+      t.store.transaction(async (repos) => {
+        await insertAcceptedRows(repos, [sends[0]!]);
+        await insertAcceptedRows(repos, [sends[1]!]);
+      }),
+      /The counters of this transaction were applied already/,
+    );
+    assert.equal(await count('messages', sends), 0);
+    assert.equal(await count('log_entries', sends), 0);
+    assert.deepEqual(await sentCounts(), before);
+  });
+
   it('keeps every character of the text as given', async () => {
     const send = acceptedSend(t.workspaceId, 1);
     // `\\ud83d` is a backslash and five letters, not a surrogate: in JSON it looks like the escape of one at first sight.

@@ -118,7 +118,7 @@ function lookupsOf(sends: AcceptedSend[]): AcceptanceLookups {
 /**
  * Writes a batch of sends in one transaction: recipients on the suppression
  * list held back (see holdBackSuppressed), then multi-row INSERTs (messages,
- * outbox rows and log entries in one statement on PostgreSQL: insertTogether)
+ * outbox rows, log entries and the counters' upserts in one statement on PostgreSQL: insertTogether)
  * and one commit for the batch. If that fails, each send (or group of sends,
  * see AcceptedSend.group) is written alone, so one bad send cannot fail its
  * neighbours. Answers for each send, in order.
@@ -130,9 +130,10 @@ export async function writeAcceptedSends(store: Store, sends: AcceptedSend[]): P
       const holds = await repos.acceptanceChecks.hold(lookupsOf(some));
       const refusal = refusalOf(holds);
       const settled = holdBackSuppressed(some.filter((s) => refusal(s) === null), holds.suppressed);
-      // Messages, outbox rows and log entries: one statement on PostgreSQL (insertTogether).
+      // Messages, outbox rows, log entries and their counters: one statement on PostgreSQL (insertTogether).
+      // Nothing after it counts: the attachments and the events are no log entries.
       const rows = repos.messages.acceptedParts(settled.map((s) => s.message), settled.flatMap((s) => (s.job ? [s.job] : [])));
-      await repos.logs.insertMany(settled.flatMap((s) => s.entries), rows);
+      await repos.logs.insertMany(settled.flatMap((s) => s.entries), rows, { lastCount: true });
       await repos.attachments.insertMany(settled.flatMap((s) => s.attachments ?? []));
       await publishEvents(repos, settled.flatMap((s) => s.events));
       const written = new Map(settled.map((s) => [s.message.id, s.job !== null]));

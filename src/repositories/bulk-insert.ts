@@ -64,6 +64,12 @@ export interface InsertPart {
   rows: readonly unknown[];
   /** On SQLite, which has no INSERT in a CTE: these rows in statements of their own. */
   insertAlone(db: Db): Promise<void>;
+  /**
+   * On PostgreSQL, makes the part an upsert: its `on conflict …` clause. The upserts of one statement run
+   * in the order given, each after the one before it, so that transactions lock the rows they share in
+   * one order (logs-repository.ts: the counters).
+   */
+  onConflict?: string;
 }
 
 const statementsByTables = new Map<string, string>();
@@ -74,12 +80,19 @@ const statementsByTables = new Map<string, string>();
  * table's own row type.
  */
 function statementOf(parts: InsertPart[]): string {
-  const key = parts.map((p) => `${p.table}(${p.columns.join(',')})`).join(';');
+  const key = parts.map((p) => `${p.table}(${p.columns.join(',')})${p.onConflict ?? ''}`).join(';');
   let text = statementsByTables.get(key);
   if (text !== undefined) return text;
-  const inserts = parts.map(({ table, columns }, i) => {
+  let upsertBefore: number | undefined;
+  const inserts = parts.map(({ table, columns, onConflict }, i) => {
     const list = columns.map((c) => `"${c}"`).join(', ');
-    return `insert into "${table}" (${list}) select ${list} from json_populate_recordset(null::"${table}", $${i + 1}::json)`;
+    const rows = `json_populate_recordset(null::"${table}", $${i + 1}::json)`;
+    if (onConflict === undefined) return `insert into "${table}" (${list}) select ${list} from ${rows}`;
+    // The CTEs of a statement run in an order PostgreSQL leaves unspecified, but one that reads another's
+    // RETURNING waits for all of it: each upsert reads the count of the one before.
+    const after = upsertBefore === undefined ? '' : ` cross join (select count(*) as n from "p${upsertBefore}") as "after_p${upsertBefore}"`;
+    upsertBefore = i;
+    return `insert into "${table}" (${list}) select ${list} from ${rows}${after} ${onConflict} returning 1`;
   });
   const last = inserts.pop()!;
   text = inserts.length === 0 ? last : `with ${inserts.map((insert, i) => `"p${i}" as (${insert})`).join(', ')} ${last}`;

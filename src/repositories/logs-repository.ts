@@ -2,6 +2,7 @@ import type { Db } from '../db/database.js';
 import type { LogCountersTable, LogEntriesTable, LogEntryTagsTable, LogHourlyCountsTable, LogStatus, LogType } from '../db/schema.js';
 import { countColumnOf, LOG_COUNT_COLUMNS, type LogCountColumn } from './log-count-columns.js';
 import { compileOnce } from '../db/compiled-query.js';
+import { storeKindOfDb } from '../db/database.js';
 import { lookUpByIndex } from '../db/index-plans.js';
 import { bulkInsert, insertTogether, type InsertPart } from './bulk-insert.js';
 import { tagPairs } from '../sending/tags.js';
@@ -58,20 +59,40 @@ export function hourOf(createdAt: string): string {
   return `${createdAt.slice(0, 13)}:00:00.000Z`;
 }
 
+const TOTALS_UPSERT = 'on conflict ("workspace_id", "type", "status") do update set "count" = "log_counters"."count" + excluded."count"';
+const HOURLY_UPSERT = `on conflict ("workspace_id", "hour") do update set ${COUNT_COLUMNS.map((c) => `"${c}" = "log_hourly_counts"."${c}" + excluded."${c}"`).join(', ')}`;
+
 /**
  * Counter changes gathered over one transaction and applied at its end, added
  * up and in one order (all-time counters by workspace, type, status; then the
  * hourly rows by workspace and hour). Applied as they came, two
  * transactions moving entries of two workspaces, or from different statuses,
  * took the same counter rows' locks in opposite orders and deadlocked on
- * PostgreSQL; in one order they queue instead.
+ * PostgreSQL; in one order they queue instead. On PostgreSQL both tables'
+ * changes are one statement (insertTogether runs its upserts in the order
+ * given), or ride along with the statement that inserts the entries (take).
  */
 export function createCounterDeltas() {
   const totals = new Map<string, LogCountersTable>();
   const hourly = new Map<string, HourlyDelta>();
+  let taken = false;
+  /** The changes as upserts in the one order, those that change nothing left out. */
+  const parts = (): InsertPart[] => {
+    const totalRows = [...totals.keys()].sort().map((key) => totals.get(key)!).filter((delta) => delta.count !== 0);
+    const hourlyRows = [...hourly.keys()].sort().map((key) => hourly.get(key)!).filter((delta) => COUNT_COLUMNS.some((c) => delta[c] !== 0));
+    totals.clear();
+    hourly.clear();
+    return [
+      { table: 'log_counters', columns: ['workspace_id', 'type', 'status', 'count'], rows: totalRows, onConflict: TOTALS_UPSERT, insertAlone: async (db) => { for (const delta of totalRows) await bumpCounter(db, delta); } },
+      { table: 'log_hourly_counts', columns: ['workspace_id', 'hour', ...COUNT_COLUMNS], rows: hourlyRows, onConflict: HOURLY_UPSERT, insertAlone: async (db) => { for (const delta of hourlyRows) await bumpHourlyCounts(db, delta); } },
+    ];
+  };
   return {
     /** `count` entries of (type, status) more (or fewer, when negative), created at `createdAt`. */
     add(workspace_id: string, type: LogType, status: LogStatus, count: number, createdAt: string): void {
+      // After take, a change would lock its counter rows after the hourly rows it locked: out of the one order.
+      // Sealed on SQLite too, so that a change that breaks this fails in either store's tests.
+      if (taken) throw new Error('The counters of this transaction were applied already: nothing after that may change them');
       const key = `${workspace_id}\0${type}\0${status}`;
       const total = totals.get(key) ?? { workspace_id, type, status, count: 0 };
       total.count += count;
@@ -85,17 +106,20 @@ export function createCounterDeltas() {
       }
       inHour[countColumnOf(type, status)] += count;
     },
+    /**
+     * The transaction's changes so far, as upserts for the statement that ends its counting (insertTogether):
+     * no change may follow.
+     */
+    take(): InsertPart[] {
+      taken = true;
+      return parts();
+    },
+    /** No change may follow; those so far are applied at the transaction's end (SQLite: it has no statement to take them). */
+    seal(): void {
+      taken = true;
+    },
     async apply(db: Db): Promise<void> {
-      for (const key of [...totals.keys()].sort()) {
-        const delta = totals.get(key)!;
-        if (delta.count !== 0) await bumpCounter(db, delta);
-      }
-      for (const key of [...hourly.keys()].sort()) {
-        const delta = hourly.get(key)!;
-        if (COUNT_COLUMNS.some((c) => delta[c] !== 0)) await bumpHourlyCounts(db, delta);
-      }
-      totals.clear();
-      hourly.clear();
+      await insertTogether(db, parts());
     },
   };
 }
@@ -110,13 +134,18 @@ export function createLogsRepository(db: Db, pending?: CounterDeltas) {
     /**
      * Inserts entries (of any workspaces), their tag filter's rows, and counts them. Call inside a transaction.
      * `alongside`: other tables' rows, inserted before the entries and, on PostgreSQL, in the same statement.
+     * `lastCount`: nothing after this in the transaction changes a counter, so on PostgreSQL the
+     * transaction's counter changes go in that statement too, rather than in one of their own at its end
+     * (the send path: a round trip fewer for every batch of sends).
      */
-    async insertMany(entries: LogEntryRow[], alongside: InsertPart[] = []): Promise<void> {
-      await insertTogether(db, [...alongside, insertEntries.part(entries)]);
-      await insertTags(db, tagRowsOf(entries));
+    async insertMany(entries: LogEntryRow[], alongside: InsertPart[] = [], { lastCount = false } = {}): Promise<void> {
       const counts = pending ?? createCounterDeltas();
       for (const { workspace_id, type, status, created_at } of entries) counts.add(workspace_id, type, status, 1, created_at);
-      if (!pending) await counts.apply(db);
+      const together = storeKindOfDb(db) === 'postgres' && (lastCount || !pending);
+      await insertTogether(db, [...alongside, ...(together ? counts.take() : []), insertEntries.part(entries)]);
+      await insertTags(db, tagRowsOf(entries));
+      if (lastCount) counts.seal();
+      if (!pending && !together) await counts.apply(db);
     },
 
     /** The `send` entry (or another type's) of one recipient of one message (recipients are stored as given, compared as given). */

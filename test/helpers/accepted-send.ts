@@ -18,8 +18,8 @@ export function acceptedSend(workspaceId: string, recipients: number, messageId 
   };
 }
 
-/** Inserts the sends' messages, outbox rows and log entries as the send writer does: in one statement on PostgreSQL (insertTogether). */
+/** Inserts the sends' messages, outbox rows, log entries and their counts as the send writer does: in one statement on PostgreSQL (insertTogether). */
 export function insertAcceptedRows(repos: Repositories, sends: AcceptedSend[]): Promise<void> {
   const parts = repos.messages.acceptedParts(sends.map((s) => s.message), sends.flatMap((s) => (s.job ? [s.job] : [])));
-  return repos.logs.insertMany(sends.flatMap((s) => s.entries), parts);
+  return repos.logs.insertMany(sends.flatMap((s) => s.entries), parts, { lastCount: true });
 }
