@@ -83,8 +83,24 @@ export function createCounterDeltas() {
     totals.clear();
     hourly.clear();
     return [
-      { table: 'log_counters', columns: ['workspace_id', 'type', 'status', 'count'], rows: totalRows, onConflict: TOTALS_UPSERT, insertAlone: async (db) => { for (const delta of totalRows) await bumpCounter(db, delta); } },
-      { table: 'log_hourly_counts', columns: ['workspace_id', 'hour', ...COUNT_COLUMNS], rows: hourlyRows, onConflict: HOURLY_UPSERT, insertAlone: async (db) => { for (const delta of hourlyRows) await bumpHourlyCounts(db, delta); } },
+      {
+        table: 'log_counters',
+        columns: ['workspace_id', 'type', 'status', 'count'],
+        rows: totalRows,
+        onConflict: TOTALS_UPSERT,
+        insertAlone: async (db) => {
+          for (const delta of totalRows) await bumpCounter(db, delta);
+        },
+      },
+      {
+        table: 'log_hourly_counts',
+        columns: ['workspace_id', 'hour', ...COUNT_COLUMNS],
+        rows: hourlyRows,
+        onConflict: HOURLY_UPSERT,
+        insertAlone: async (db) => {
+          for (const delta of hourlyRows) await bumpHourlyCounts(db, delta);
+        },
+      },
     ];
   };
   return {
