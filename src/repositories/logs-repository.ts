@@ -1,7 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { LogCountersTable, LogEntriesTable, LogEntryTagsTable, LogHourlyCountsTable, LogStatus, LogType } from '../db/schema.js';
 import { countColumnOf, LOG_COUNT_COLUMNS, type LogCountColumn } from './log-count-columns.js';
-import { compileOnce } from '../db/compiled-query.js';
+import { CompiledQuery } from 'kysely';
 import { storeKindOfDb } from '../db/database.js';
 import { lookUpByIndex } from '../db/index-plans.js';
 import { bulkInsert, insertTogether, type InsertPart } from './bulk-insert.js';
@@ -27,40 +27,35 @@ function tagRowsOf(entries: LogEntryRow[]): LogEntryTagsTable[] {
   }
   return rows;
 }
-const bumpCounter = compileOnce(
-  (db: Db, row: LogCountersTable) =>
-    db
-      .insertInto('log_counters')
-      .values({ workspace_id: row.workspace_id, type: row.type, status: row.status, count: row.count })
-      .onConflict((oc) =>
-        oc.columns(['workspace_id', 'type', 'status']).doUpdateSet((eb) => ({
-          count: eb('log_counters.count', '+', eb.ref('excluded.count')),
-        })),
-      ),
-  (row) => [row.workspace_id, row.type, row.status, row.count],
-);
 type HourlyDelta = Pick<LogHourlyCountsTable, 'workspace_id' | 'hour'> & Record<LogCountColumn, number>;
 const COUNT_COLUMNS = LOG_COUNT_COLUMNS.map((c) => c.column);
-const bumpHourlyCounts = compileOnce(
-  (db: Db, row: HourlyDelta) =>
-    db
-      .insertInto('log_hourly_counts')
-      .values({ workspace_id: row.workspace_id, hour: row.hour, ...Object.fromEntries(COUNT_COLUMNS.map((c) => [c, row[c]])) } as LogHourlyCountsTable)
-      .onConflict((oc) =>
-        oc.columns(['workspace_id', 'hour']).doUpdateSet((eb) =>
-          Object.fromEntries(COUNT_COLUMNS.map((c) => [c, eb(`log_hourly_counts.${c}`, '+', eb.ref(`excluded.${c}`))])) as never,
-        ),
-      ),
-  (row) => [row.workspace_id, row.hour, ...COUNT_COLUMNS.map((c) => row[c])],
-);
+
+/**
+ * A counter table's rows as upserts that add to what is there: the part insertTogether writes on PostgreSQL
+ * (all of a transaction's rows in one statement), and on SQLite, which has no INSERT in a CTE, an upsert a
+ * row under the same ON CONFLICT clause. The SQL is made once per table.
+ */
+function counterUpserts(table: 'log_counters' | 'log_hourly_counts', key: readonly string[], counts: readonly string[]): (rows: readonly object[]) => InsertPart {
+  const columns = [...key, ...counts];
+  const onConflict = `on conflict (${key.map((c) => `"${c}"`).join(', ')}) do update set ${counts.map((c) => `"${c}" = "${table}"."${c}" + excluded."${c}"`).join(', ')}`;
+  const upsertOne = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map(() => '?').join(', ')}) ${onConflict}`;
+  return (rows) => ({
+    table,
+    columns,
+    rows,
+    onConflict,
+    insertAlone: async (db) => {
+      for (const row of rows as Record<string, unknown>[]) await db.executeQuery(CompiledQuery.raw(upsertOne, columns.map((c) => row[c])));
+    },
+  });
+}
+const totalsUpserts = counterUpserts('log_counters', ['workspace_id', 'type', 'status'], ['count']);
+const hourlyUpserts = counterUpserts('log_hourly_counts', ['workspace_id', 'hour'], COUNT_COLUMNS);
 
 /** The hour an entry is counted in: its `created_at` (ISO 8601 UTC text) cut to the hour. */
 export function hourOf(createdAt: string): string {
   return `${createdAt.slice(0, 13)}:00:00.000Z`;
 }
-
-const TOTALS_UPSERT = 'on conflict ("workspace_id", "type", "status") do update set "count" = "log_counters"."count" + excluded."count"';
-const HOURLY_UPSERT = `on conflict ("workspace_id", "hour") do update set ${COUNT_COLUMNS.map((c) => `"${c}" = "log_hourly_counts"."${c}" + excluded."${c}"`).join(', ')}`;
 
 /**
  * Counter changes gathered over one transaction and applied at its end, added
@@ -82,26 +77,7 @@ export function createCounterDeltas() {
     const hourlyRows = [...hourly.keys()].sort().map((key) => hourly.get(key)!).filter((delta) => COUNT_COLUMNS.some((c) => delta[c] !== 0));
     totals.clear();
     hourly.clear();
-    return [
-      {
-        table: 'log_counters',
-        columns: ['workspace_id', 'type', 'status', 'count'],
-        rows: totalRows,
-        onConflict: TOTALS_UPSERT,
-        insertAlone: async (db) => {
-          for (const delta of totalRows) await bumpCounter(db, delta);
-        },
-      },
-      {
-        table: 'log_hourly_counts',
-        columns: ['workspace_id', 'hour', ...COUNT_COLUMNS],
-        rows: hourlyRows,
-        onConflict: HOURLY_UPSERT,
-        insertAlone: async (db) => {
-          for (const delta of hourlyRows) await bumpHourlyCounts(db, delta);
-        },
-      },
-    ];
+    return [totalsUpserts(totalRows), hourlyUpserts(hourlyRows)];
   };
   return {
     /** `count` entries of (type, status) more (or fewer, when negative), created at `createdAt`. */
