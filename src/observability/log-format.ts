@@ -9,8 +9,11 @@ type LogConfig = Pick<Config, 'logLevel' | 'logFormat'>;
  * machines (the default); or, with LOG_FORMAT=pretty, pino-pretty's coloured
  * one-line-per-event text, for people at a terminal. pino-pretty is a
  * development dependency: a production install without it says so at start
- * rather than failing on the first line. Written synchronously, so a line
- * logged just before an exit is not lost.
+ * rather than failing on the first line. The pretty text is written
+ * synchronously; the JSON lines go through pino's default destination, which
+ * writes asynchronously (the lines logged while a write is under way go out
+ * together in the next) and on the main thread writes what it holds
+ * synchronously at `exit`, so a line logged just before an exit is not lost.
  */
 export function logDestination(config: LogConfig, destination?: NodeJS.WritableStream): DestinationStream | undefined {
   if (config.logFormat !== 'pretty') return destination as DestinationStream | undefined;
