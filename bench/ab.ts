@@ -15,17 +15,16 @@
  */
 import autocannon from 'autocannon';
 import { resolve } from 'node:path';
-import { openSendBenchStore, type SendBenchStore } from './send-bench-store.js';
+import { BENCH_METRICS_TOKEN as METRICS_TOKEN, oneRecipientSend, openSendBenchStore, type SendBenchStore } from './send-bench-store.js';
 import { BenchError, freePort, HOST, positiveNumber, READY_TIMEOUT_MS, runBench, startChild, stopChild, waitReady } from './bench-process.js';
-import { cpuSecondsOf, median } from './send-report.js';
+import { cpuPerRequestUs, cpuSecondsOf, median } from './send-report.js';
 import { waitForDrain } from './send-drain.js';
 
 const DURATION_S = positiveNumber('BENCH_DURATION', 8);
 const WARMUP_S = positiveNumber('BENCH_WARMUP', 3, true);
 const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 50);
 const ROUNDS = Math.floor(positiveNumber('BENCH_ROUNDS', 8));
-const METRICS_TOKEN = 'bench-metrics-token-0123456789';
-const SEND_BODY = JSON.stringify({ to: ['user@example.com'], from_email: 'Bench <bench@sandbox.mailroom.test>', subject: 'Hello', text: 'Hi there' });
+const SEND_BODY = JSON.stringify(oneRecipientSend());
 
 interface Build {
   name: string;
@@ -49,12 +48,7 @@ async function measureRound(build: Build): Promise<void> {
     const result = await load(DURATION_S);
     const cpuAfter = cpuSecondsOf(child.proc.pid);
     if (result.non2xx > 0 || result.errors > 0) throw new BenchError(`${build.name}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
-    const requests = result.requests.total;
-    build.rounds.push({
-      reqPerS: result.requests.average,
-      p99Ms: result.latency.p99,
-      cpuUs: cpuBefore === undefined || cpuAfter === undefined || requests === 0 ? undefined : ((cpuAfter - cpuBefore) / requests) * 1e6,
-    });
+    build.rounds.push({ reqPerS: result.requests.average, p99Ms: result.latency.p99, cpuUs: cpuPerRequestUs(cpuBefore, cpuAfter, result.requests.total) });
     await waitForDrain(base, METRICS_TOKEN);
   } finally {
     await stopChild(child);

@@ -8,7 +8,7 @@
  * 100,000 pending jobs at each scrape. See bench/README.md.
  */
 import autocannon from 'autocannon';
-import { openSendBenchStore } from './send-bench-store.js';
+import { BENCH_METRICS_TOKEN as METRICS_TOKEN, oneRecipientSend, openSendBenchStore } from './send-bench-store.js';
 import { BenchError, freePort, HOST, positiveNumber, READY_TIMEOUT_MS, runBench, startChild, stopChild, waitReady } from './bench-process.js';
 import { median } from './send-report.js';
 
@@ -17,10 +17,9 @@ const ROUNDS = Math.floor(positiveNumber('BENCH_ROUNDS', 2));
 const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 10);
 const BACKLOG = Math.floor(positiveNumber('BENCH_BACKLOG', 100_000));
 const SCRAPE_EVERY_MS = positiveNumber('BENCH_SCRAPE_MS', 250);
-const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 const BATCH = 100;
 
-const SEND = { to: ['user@example.com'], from_email: 'Bench <bench@sandbox.mailroom.test>', subject: 'Hello', text: 'Hi there' };
+const SEND = oneRecipientSend();
 const SEND_BODY = JSON.stringify(SEND);
 
 /** BACKLOG sends scheduled for tomorrow, through the batch endpoint, 8 batches at a time. */

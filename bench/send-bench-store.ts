@@ -10,6 +10,17 @@ import { createServices } from '../src/services/index.js';
 import { createBenchDatabase } from './bench-database.js';
 import { children, removeOnExit, stopChild } from './bench-process.js';
 
+/** The METRICS_TOKEN the send benchmarks start `serve` with: its /metrics gives them the queue and the event-loop delay. */
+export const BENCH_METRICS_TOKEN = 'bench-metrics-token-0123456789';
+
+/**
+ * The send the send benchmarks post: one recipient; from the sandbox sender (always verified, so every
+ * request is accepted as `sent`) unless `fromEmail` names another.
+ */
+export function oneRecipientSend(fromEmail = 'Bench <bench@sandbox.mailroom.test>') {
+  return { to: ['user@example.com'], from_email: fromEmail, subject: 'Hello', text: 'Hi there' };
+}
+
 /** A domain of the workspace's, verified, with a DKIM key: a sender the SMTP provider relays for (signing each message). */
 async function addVerifiedDomain(store: Store, workspaceId: string, domain: string): Promise<void> {
   const key = await generateDkimKeyPair();

@@ -66,6 +66,11 @@ export function cpuSecondsOf(pid: number | undefined): number | undefined {
   }
 }
 
+/** Server CPU µs a request from two cpuSecondsOf readings; undefined without /proc or without requests. */
+export function cpuPerRequestUs(before: number | undefined, after: number | undefined, requests: number): number | undefined {
+  return before === undefined || after === undefined || requests === 0 ? undefined : ((after - before) / requests) * 1e6;
+}
+
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

@@ -13,9 +13,9 @@
  */
 import autocannon from 'autocannon';
 import { resolve } from 'node:path';
-import { openSendBenchStore } from './send-bench-store.js';
+import { BENCH_METRICS_TOKEN as METRICS_TOKEN, oneRecipientSend, openSendBenchStore } from './send-bench-store.js';
 import { BenchError, freePort, runBench, HOST, positiveNumber, READY_TIMEOUT_MS, startChild, stopChild, waitReady, type Child } from './bench-process.js';
-import { cpuSecondsOf, report, type Drain, type Measurement, type Round } from './send-report.js';
+import { cpuPerRequestUs, cpuSecondsOf, report, type Drain, type Measurement, type Round } from './send-report.js';
 import { metricValue, scrapeMetrics, waitForDrain, workerAloneRate } from './send-drain.js';
 import { startSink } from './smtp-sink.js';
 
@@ -33,12 +33,7 @@ const PROVIDER = process.env.BENCH_PROVIDER ?? 'sandbox';
 if (PROVIDER !== 'sandbox' && PROVIDER !== 'smtp') throw new Error(`BENCH_PROVIDER must be sandbox or smtp (got ${PROVIDER})`);
 const SMTP_DOMAIN = 'bench.example';
 
-const SEND_BODY = JSON.stringify({
-  to: ['user@example.com'],
-  from_email: PROVIDER === 'smtp' ? `Bench <bench@${SMTP_DOMAIN}>` : 'Bench <bench@sandbox.mailroom.test>',
-  subject: 'Hello',
-  text: 'Hi there',
-});
+const SEND_BODY = JSON.stringify(oneRecipientSend(PROVIDER === 'smtp' ? `Bench <bench@${SMTP_DOMAIN}>` : undefined));
 
 // ---------------------------------------------------------------- measurement
 
@@ -79,14 +74,12 @@ async function measure(child: Child, base: string, headers: Record<string, strin
   return {
     result,
     eventLoopP99Ms,
-    cpuPerRequestUs: cpuBefore === undefined || cpuAfter === undefined || requests === 0 ? undefined : ((cpuAfter - cpuBefore) / requests) * 1e6,
+    cpuPerRequestUs: cpuPerRequestUs(cpuBefore, cpuAfter, requests),
     clientCpuPerRequestUs: requests === 0 ? undefined : (client.user + client.system) / requests,
   };
 }
 
 // ---------------------------------------------------------------- main
-
-const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 
 async function startMailroom(name: string, env: Record<string, string>): Promise<{ child: Child; base: string }> {
   const port = await freePort();
