@@ -3,6 +3,7 @@ import type autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { EVENT_LOOP_SAMPLE_MS } from '../src/observability/metrics.js';
 
 /** Issue 19's targets, as deployed: share of the bare route's req/s and p99, by store. */
 const TARGETS = {
@@ -20,8 +21,14 @@ export interface Measurement {
   cpuPerRequestUs: number | undefined;
   /** The load generator's CPU time per request, in µs. */
   clientCpuPerRequestUs: number | undefined;
-  /** The server's event-loop delay during the measurement, p99 in ms (nodejs_eventloop_lag_p99_seconds), when scraped. */
+  /**
+   * The server's event-loop delay during the measurement, p99 in ms, when scraped: nodejs_eventloop_lag_p99_seconds
+   * less the sampling interval that reading includes (EVENT_LOOP_SAMPLE_MS; until 2026-11-29 this benchmark
+   * printed the reading itself, 10 ms above the delay).
+   */
   eventLoopP99Ms?: number;
+  /** nodejs_eventloop_lag_p99_seconds as scraped, in ms. */
+  eventLoopLagReadingMs?: number;
 }
 
 export interface Round {
@@ -91,9 +98,10 @@ const HEADER = [
   'server CPU µs/req'.padStart(18),
   'client CPU µs/req'.padStart(18),
   'loop p99 ms'.padStart(12),
+  'lag metric ms'.padStart(14),
 ].join(' ');
 
-function row(round: string, name: string, { result: r, cpuPerRequestUs, clientCpuPerRequestUs, eventLoopP99Ms }: Measurement): string {
+function row(round: string, name: string, { result: r, cpuPerRequestUs, clientCpuPerRequestUs, eventLoopP99Ms, eventLoopLagReadingMs }: Measurement): string {
   return [
     round.padEnd(6),
     name.padEnd(13),
@@ -107,6 +115,7 @@ function row(round: string, name: string, { result: r, cpuPerRequestUs, clientCp
     micros(cpuPerRequestUs).padStart(18),
     micros(clientCpuPerRequestUs).padStart(18),
     (eventLoopP99Ms === undefined ? '' : eventLoopP99Ms.toFixed(1)).padStart(12),
+    (eventLoopLagReadingMs === undefined ? '' : eventLoopLagReadingMs.toFixed(1)).padStart(14),
   ].join(' ');
 }
 
@@ -126,11 +135,12 @@ export function report(
   const ratio = median(ratios);
   const p99 = median(rounds.map((r) => r.mailroom.result.latency.p99));
   const loopP99 = median(rounds.map((r) => r.mailroom.eventLoopP99Ms ?? Number.NaN));
+  const lagReading = median(rounds.map((r) => r.mailroom.eventLoopLagReadingMs ?? Number.NaN));
   const drainRate = median(drains.map((d) => d.ratePerS ?? 0));
   const checks = [
     { ok: ratio >= target.ratio, line: `as deployed, median mailroom/bare req/s >= ${target.ratio * 100} %: %V (${percent(ratio)})` },
     { ok: p99 < target.p99Ms, line: `as deployed, median mailroom p99 < ${target.p99Ms} ms: %V (${p99} ms)` },
-    { ok: loopP99 < TARGET_EVENT_LOOP_P99_MS, line: `as deployed, API event-loop delay p99 during the burst < ${TARGET_EVENT_LOOP_P99_MS} ms: %V (${loopP99.toFixed(1)} ms)` },
+    { ok: loopP99 < TARGET_EVENT_LOOP_P99_MS, line: `as deployed, API event-loop delay p99 during the burst < ${TARGET_EVENT_LOOP_P99_MS} ms: %V (${loopP99.toFixed(1)} ms; the lag metric read ${lagReading.toFixed(1)} ms)` },
     {
       ok: drainRate >= TARGET_DRAIN_SHARE * aloneRatePerS,
       line: `backlog drain after the burst >= ${TARGET_DRAIN_SHARE * 100} % of the worker alone: %V (${drainRate.toFixed(0)}/s against ${aloneRatePerS.toFixed(0)}/s, ${percent(drainRate / aloneRatePerS)})`,
@@ -151,6 +161,7 @@ export function report(
     console.log(row(String(i + 1), 'bare fastify', r.bare));
     console.log(row(String(i + 1), 'mailroom', r.mailroom));
   });
+  console.log(`loop p99 = the API thread's event-loop delay: nodejs_eventloop_lag_p99 (lag metric) less the ${EVENT_LOOP_SAMPLE_MS} ms between the timer ticks it measures`);
   console.log('');
   drains.forEach((d, i) =>
     console.log(`round ${i + 1}: backlog after the burst ${d.backlog} jobs, ${d.delivered} recipients delivered in ${d.seconds.toFixed(1)} s (${d.ratePerS?.toFixed(0) ?? 'n/a'}/s)`),

@@ -18,6 +18,7 @@ import { BenchError, freePort, runBench, HOST, positiveNumber, READY_TIMEOUT_MS,
 import { cpuPerRequestUs, cpuSecondsOf, report, type Drain, type Measurement, type Round } from './send-report.js';
 import { metricValue, scrapeMetrics, waitForDrain, workerAloneRate } from './send-drain.js';
 import { startSink } from './smtp-sink.js';
+import { EVENT_LOOP_SAMPLE_MS } from '../src/observability/metrics.js';
 
 
 const DURATION_S = positiveNumber('BENCH_DURATION', 10);
@@ -70,10 +71,12 @@ async function measure(child: Child, base: string, headers: Record<string, strin
   const client = process.cpuUsage(clientBefore);
   const cpuAfter = cpuSecondsOf(child.proc.pid);
   const requests = result.requests.total;
-  const eventLoopP99Ms = metricsToken ? metricValue(await scrapeMetrics(base, metricsToken), 'nodejs_eventloop_lag_p99_seconds') * 1000 : undefined;
+  const eventLoopLagReadingMs = metricsToken ? metricValue(await scrapeMetrics(base, metricsToken), 'nodejs_eventloop_lag_p99_seconds') * 1000 : undefined;
   return {
     result,
-    eventLoopP99Ms,
+    eventLoopLagReadingMs,
+    // The reading is the time between two timer ticks EVENT_LOOP_SAMPLE_MS apart: the delay is what lies above that.
+    eventLoopP99Ms: eventLoopLagReadingMs === undefined ? undefined : Math.max(0, eventLoopLagReadingMs - EVENT_LOOP_SAMPLE_MS),
     cpuPerRequestUs: cpuPerRequestUs(cpuBefore, cpuAfter, requests),
     clientCpuPerRequestUs: requests === 0 ? undefined : (client.user + client.system) / requests,
   };
