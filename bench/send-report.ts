@@ -21,13 +21,7 @@ export interface Measurement {
   cpuPerRequestUs: number | undefined;
   /** The load generator's CPU time per request, in µs. */
   clientCpuPerRequestUs: number | undefined;
-  /**
-   * The server's event-loop delay during the measurement, p99 in ms, when scraped: nodejs_eventloop_lag_p99_seconds
-   * less the sampling interval that reading includes (EVENT_LOOP_SAMPLE_MS; until 2026-11-29 this benchmark
-   * printed the reading itself, 10 ms above the delay).
-   */
-  eventLoopP99Ms?: number;
-  /** nodejs_eventloop_lag_p99_seconds as scraped, in ms. */
+  /** The server's nodejs_eventloop_lag_p99_seconds as scraped after the measurement, in ms (eventLoopDelayMs: the delay it stands for). */
   eventLoopLagReadingMs?: number;
 }
 
@@ -78,6 +72,15 @@ export function cpuPerRequestUs(before: number | undefined, after: number | unde
   return before === undefined || after === undefined || requests === 0 ? undefined : ((after - before) / requests) * 1e6;
 }
 
+/**
+ * The event-loop delay (p99, ms) a measurement's lag reading stands for: the reading less the sampling interval it
+ * includes, the time between two timer ticks EVENT_LOOP_SAMPLE_MS apart (until 2026-11-29 this benchmark printed
+ * and judged the reading itself, 10 ms above the delay). Undefined when nothing was scraped.
+ */
+function eventLoopDelayMs({ eventLoopLagReadingMs: reading }: Measurement): number | undefined {
+  return reading === undefined ? undefined : Math.max(0, reading - EVENT_LOOP_SAMPLE_MS);
+}
+
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -101,7 +104,9 @@ const HEADER = [
   'lag metric ms'.padStart(14),
 ].join(' ');
 
-function row(round: string, name: string, { result: r, cpuPerRequestUs, clientCpuPerRequestUs, eventLoopP99Ms, eventLoopLagReadingMs }: Measurement): string {
+function row(round: string, name: string, measurement: Measurement): string {
+  const { result: r, cpuPerRequestUs, clientCpuPerRequestUs, eventLoopLagReadingMs } = measurement;
+  const eventLoopP99Ms = eventLoopDelayMs(measurement);
   return [
     round.padEnd(6),
     name.padEnd(13),
@@ -134,7 +139,7 @@ export function report(
   const offRatios = rounds.map((r) => r.workerOff.result.requests.average / r.bare.result.requests.average);
   const ratio = median(ratios);
   const p99 = median(rounds.map((r) => r.mailroom.result.latency.p99));
-  const loopP99 = median(rounds.map((r) => r.mailroom.eventLoopP99Ms ?? Number.NaN));
+  const loopP99 = median(rounds.map((r) => eventLoopDelayMs(r.mailroom) ?? Number.NaN));
   const lagReading = median(rounds.map((r) => r.mailroom.eventLoopLagReadingMs ?? Number.NaN));
   const drainRate = median(drains.map((d) => d.ratePerS ?? 0));
   const checks = [

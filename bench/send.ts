@@ -18,7 +18,6 @@ import { BenchError, freePort, runBench, HOST, positiveNumber, READY_TIMEOUT_MS,
 import { cpuPerRequestUs, cpuSecondsOf, report, type Drain, type Measurement, type Round } from './send-report.js';
 import { metricValue, scrapeMetrics, waitForDrain, workerAloneRate } from './send-drain.js';
 import { startSink } from './smtp-sink.js';
-import { EVENT_LOOP_SAMPLE_MS } from '../src/observability/metrics.js';
 
 
 const DURATION_S = positiveNumber('BENCH_DURATION', 10);
@@ -75,8 +74,6 @@ async function measure(child: Child, base: string, headers: Record<string, strin
   return {
     result,
     eventLoopLagReadingMs,
-    // The reading is the time between two timer ticks EVENT_LOOP_SAMPLE_MS apart: the delay is what lies above that.
-    eventLoopP99Ms: eventLoopLagReadingMs === undefined ? undefined : Math.max(0, eventLoopLagReadingMs - EVENT_LOOP_SAMPLE_MS),
     cpuPerRequestUs: cpuPerRequestUs(cpuBefore, cpuAfter, requests),
     clientCpuPerRequestUs: requests === 0 ? undefined : (client.user + client.system) / requests,
   };
