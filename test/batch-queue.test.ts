@@ -71,6 +71,26 @@ describe('batch queue', () => {
     assert.deepEqual(batches, [[1, 2, 3]], 'three turns, one batch, long before the linger ran out');
   });
 
+  it('without a linger, starts a batch as soon as maxBatch items gather, before the turn ends', async () => {
+    const batches: number[][] = [];
+    const push = createBatchQueue<number>(
+      async (batch) => {
+        batches.push(batch);
+      },
+      () => assert.fail('no batch fails here'),
+      { maxBatch: 3 },
+    );
+    for (let i = 1; i <= 7; i++) {
+      push(i);
+      // Let a started batch finish, as the writer's posts do at once.
+      await Promise.resolve();
+      await Promise.resolve();
+    }
+    assert.deepEqual(batches, [[1, 2, 3], [4, 5, 6]], 'two full batches within the turn');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(batches, [[1, 2, 3], [4, 5, 6], [7]], 'the rest at its end');
+  });
+
   it('with concurrency 2, starts a second batch while the first is held, and holds a third until one ends', async () => {
     const started: number[][] = [];
     const releases: (() => void)[] = [];
