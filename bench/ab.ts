@@ -17,7 +17,7 @@ import autocannon from 'autocannon';
 import { resolve } from 'node:path';
 import { BENCH_METRICS_TOKEN as METRICS_TOKEN, oneRecipientSend, openSendBenchStore, type SendBenchStore } from './send-bench-store.js';
 import { BenchError, freePort, HOST, positiveNumber, READY_TIMEOUT_MS, runBench, startChild, stopChild, waitReady } from './bench-process.js';
-import { cpuPerRequestUs, cpuSecondsOf, median } from './send-report.js';
+import { cpuPerRequestUs, cpuSecondsOf, diskBytesWrittenOf, median } from './send-report.js';
 import { waitForDrain } from './send-drain.js';
 
 const DURATION_S = positiveNumber('BENCH_DURATION', 8);
@@ -30,7 +30,7 @@ interface Build {
   name: string;
   bin: string;
   store: SendBenchStore;
-  rounds: { reqPerS: number; p99Ms: number; cpuUs: number | undefined }[];
+  rounds: { reqPerS: number; p99Ms: number; cpuUs: number | undefined; diskKb: number | undefined }[];
 }
 
 /** One round of one build: a new `serve`, warmed up, measured, its backlog delivered, stopped. */
@@ -45,10 +45,13 @@ async function measureRound(build: Build): Promise<void> {
     if (WARMUP_S > 0) await load(WARMUP_S);
     await waitForDrain(base, METRICS_TOKEN);
     const cpuBefore = cpuSecondsOf(child.proc.pid);
+    const diskBefore = diskBytesWrittenOf(child.proc.pid);
     const result = await load(DURATION_S);
     const cpuAfter = cpuSecondsOf(child.proc.pid);
+    const diskAfter = diskBytesWrittenOf(child.proc.pid);
     if (result.non2xx > 0 || result.errors > 0) throw new BenchError(`${build.name}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
-    build.rounds.push({ reqPerS: result.requests.average, p99Ms: result.latency.p99, cpuUs: cpuPerRequestUs(cpuBefore, cpuAfter, result.requests.total) });
+    const diskKb = diskBefore === undefined || diskAfter === undefined || result.requests.total === 0 ? undefined : (diskAfter - diskBefore) / 1024 / result.requests.total;
+    build.rounds.push({ reqPerS: result.requests.average, p99Ms: result.latency.p99, cpuUs: cpuPerRequestUs(cpuBefore, cpuAfter, result.requests.total), diskKb });
     await waitForDrain(base, METRICS_TOKEN);
   } finally {
     await stopChild(child);
@@ -56,16 +59,21 @@ async function measureRound(build: Build): Promise<void> {
 }
 
 function report(a: Build, b: Build): void {
-  const cell = (r: Build['rounds'][number]) => `${r.reqPerS.toFixed(0).padStart(7)} ${String(r.p99Ms).padStart(4)} ${(r.cpuUs?.toFixed(0) ?? 'n/a').padStart(5)}`;
+  const cell = (r: Build['rounds'][number]) =>
+    `${r.reqPerS.toFixed(0).padStart(7)} ${String(r.p99Ms).padStart(4)} ${(r.cpuUs?.toFixed(0) ?? 'n/a').padStart(5)} ${(r.diskKb?.toFixed(1) ?? 'n/a').padStart(5)}`;
   console.log(`\nPOST /v1/send as deployed: ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s (+${WARMUP_S} s warm-up), a new process of each build a round, store: ${a.store.storeName}`);
   console.log(`A = ${a.bin}\nB = ${b.bin}`);
-  console.log('round  A req/s  p99 CPU µs  B req/s  p99 CPU µs   B/A');
+  // Disk KB: what the server wrote to disk during the measured seconds (WAL, checkpoints, logs), per request answered.
+  console.log('round  A req/s  p99 CPU µs disk KB  B req/s  p99 CPU µs disk KB   B/A');
   const ratios = a.rounds.map((ra, i) => b.rounds[i]!.reqPerS / ra.reqPerS);
   a.rounds.forEach((ra, i) => console.log(`${String(i + 1).padEnd(5)}  ${cell(ra)}  ${cell(b.rounds[i]!)}  ${(ratios[i]! * 100).toFixed(1).padStart(5)} %`));
   const cpuA = a.rounds.flatMap((r) => (r.cpuUs === undefined ? [] : [r.cpuUs]));
   const cpuB = b.rounds.flatMap((r) => (r.cpuUs === undefined ? [] : [r.cpuUs]));
   console.log(`median req/s: A ${median(a.rounds.map((r) => r.reqPerS)).toFixed(0)}, B ${median(b.rounds.map((r) => r.reqPerS)).toFixed(0)}`);
   if (cpuA.length && cpuB.length) console.log(`median server CPU µs/req: A ${median(cpuA).toFixed(0)}, B ${median(cpuB).toFixed(0)}`);
+  const diskA = a.rounds.flatMap((r) => (r.diskKb === undefined ? [] : [r.diskKb]));
+  const diskB = b.rounds.flatMap((r) => (r.diskKb === undefined ? [] : [r.diskKb]));
+  if (diskA.length && diskB.length) console.log(`median disk KB written/req: A ${median(diskA).toFixed(1)}, B ${median(diskB).toFixed(1)}`);
   console.log(`median B/A per round: ${(median(ratios) * 100).toFixed(1)} %; rounds B was faster: ${ratios.filter((r) => r > 1).length} of ${ratios.length}`);
 }
 

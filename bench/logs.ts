@@ -60,6 +60,9 @@ function scenarios(sample: FillSample, now: number): Scenario[] {
   return [
     { name: 'logs, no filter', paths: logs('') },
     { name: 'logs type=bounce', paths: logs('type=bounce') },
+    { name: 'logs type=send', paths: logs('type=send') },
+    { name: 'logs type=send&status=delivered', paths: logs('type=send&status=delivered') },
+    { name: 'logs type=bounce&since (7 days)', paths: logs(`type=bounce&since=${daysAgo(7)}`) },
     { name: 'logs status=failed', paths: logs('status=failed') },
     { name: 'logs message_id', paths: sample.messageIds.map((id) => `/v1/send/logs?message_id=${id}`) },
     { name: 'logs to', paths: logs(`to=${encodeURIComponent(sample.recipient)}`) },
@@ -112,7 +115,8 @@ async function printPlans(env: Record<string, string>, workspaceId: string, samp
   };
   const since = new Date(now - 7 * 86_400_000).toISOString();
   const filters: [string, LogFilter, boolean][] = [
-    ['no filter', {}, false], ['type', { type: 'bounce' }, false], ['status', { status: 'failed' }, false],
+    ['no filter', {}, false], ['type', { type: 'bounce' }, false], ['type send', { type: 'send' }, false], ['status', { status: 'failed' }, false],
+    ['send+status', { type: 'send', status: 'delivered' }, false],
     ['message_id', { message_id: sample.messageIds[0]! }, true], ['to', { to: sample.recipient }, true], ['from_email', { from_email: sample.sender }, true],
     ['since', { since }, false], ['until', { until: since }, false], ['status+since', { status: 'delivered', since }, false],
     ['tag', { tag: { name: 'plan', value: 'free' } }, true], ['tag+type', { tag: { name: 'plan', value: 'pro' }, type: 'bounce' }, true],
@@ -123,6 +127,9 @@ async function printPlans(env: Record<string, string>, workspaceId: string, samp
       console.log(`  ${name.padEnd(12)} page:  ${await explain(store.logSearch.pageQuery(workspaceId, filter, 50, 0))}`);
       if (counted) console.log(`  ${''.padEnd(12)} count: ${await explain(store.logSearch.countQuery(workspaceId, filter))}`);
     }
+    // What a range's statistics count of its part hours, by (type, status).
+    const halfHourLater = new Date(Date.parse(since) + 1_800_000).toISOString();
+    console.log(`  ${'part hour'.padEnd(12)} count: ${await explain(store.counters.entriesBetweenQuery(workspaceId, since, halfHourLater))}`);
   } finally {
     await db.destroy();
   }

@@ -67,6 +67,20 @@ export function cpuSecondsOf(pid: number | undefined): number | undefined {
   }
 }
 
+/**
+ * Bytes the process (all its threads) has caused to be written to disk so far: /proc's write_bytes, which a
+ * commit's WAL pages and a checkpoint's copies count in, whatever the noise in its CPU time. Undefined without /proc.
+ */
+export function diskBytesWrittenOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const line = readFileSync(`/proc/${pid}/io`, 'utf8').split('\n').find((l) => l.startsWith('write_bytes:'));
+    return line === undefined ? undefined : Number(line.slice('write_bytes:'.length));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Server CPU µs a request from two cpuSecondsOf readings; undefined without /proc or without requests. */
 export function cpuPerRequestUs(before: number | undefined, after: number | undefined, requests: number): number | undefined {
   return before === undefined || after === undefined || requests === 0 ? undefined : ((after - before) / requests) * 1e6;

@@ -330,4 +330,23 @@ describe('log search, stats over a range and the time series', () => {
     assert.deepEqual(series.map((b: { total_sent: number }) => b.total_sent), [2, 1]);
     assert.equal((await t.call('GET', `/v1/send/logs?since=${at(1)}&until=${at(3)}`, { key: ws.apiKey })).headers['x-total-count'], '3');
   });
+
+  it('counts the part hours of a range by type and status: a bounced send and a bounce are told apart', async () => {
+    const ws = await t.newWorkspace();
+    const row = (type: LogType, status: LogStatus, minutes: number): LogEntryRow => ({
+      id: newId('log'), workspace_id: ws.workspaceId, message_id: newId('msg'), type, status, recipient: 'r@example.com',
+      from_email: 'hello@acme.example', subject: 's', error: null, tags: null, created_at: at(5, minutes), updated_at: at(5, minutes),
+    });
+    // Within one hour, so that a range inside it is all part hour: every entry is counted off the log itself.
+    const rows = [
+      row('send', 'bounced', 10), row('send', 'bounced', 11), row('bounce', 'bounced', 12), row('bounce', 'bounced', 13), row('bounce', 'bounced', 14),
+      row('complaint', 'complained', 15), row('send', 'delivered', 16), row('send', 'failed', 17), row('send', 'sent', 50),
+    ];
+    await t.store.transaction((repos) => repos.logs.insertMany(rows));
+    const stats = async (since: string, until: string) => (await t.call('GET', `/v1/send/stats?since=${since}&until=${until}`, { key: ws.apiKey })).json().data;
+    assert.deepEqual(await stats(at(5, 5), at(5, 40)), { total_sent: 4, delivered: 1, bounced: 2, complained: 1, suppressed: 0, failed: 1 });
+    assert.deepEqual(await stats(at(5, 12), at(5, 16)), { total_sent: 0, delivered: 0, bounced: 0, complained: 1, suppressed: 0, failed: 0 });
+    const total = async (query: string) => (await t.call('GET', `/v1/send/logs?since=${at(5, 5)}&until=${at(5, 40)}&${query}`, { key: ws.apiKey })).headers['x-total-count'];
+    assert.deepEqual([await total('type=bounce'), await total('status=bounced'), await total('type=send&status=bounced')], ['3', '5', '2']);
+  });
 });

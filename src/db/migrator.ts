@@ -20,6 +20,7 @@ import * as tags from './migrations/0019-tags.js';
 import * as scheduledSend from './migrations/0020-scheduled-send.js';
 import * as attachments from './migrations/0018-attachments.js';
 import * as retention from './migrations/0021-retention.js';
+import * as partialTypeIndexes from './migrations/0022-partial-type-indexes.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '0020-scheduled-send': scheduledSend,
   '0018-attachments': attachments,
   '0021-retention': retention,
+  '0022-partial-type-indexes': partialTypeIndexes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

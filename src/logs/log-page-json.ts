@@ -3,6 +3,7 @@ import { storeKindOfDb } from '../db/database.js';
 import { LOG_COUNT_COLUMNS } from '../repositories/log-count-columns.js';
 import { rangeParts } from '../stats/range-counts.js';
 import type { LogFilter } from './log-search-repository.js';
+import { typeIs } from './type-condition.js';
 
 /** The fields of a log entry as the API shows it, in its order, under the names the page query gives them. */
 const VIEW_FIELDS = ['id', 'type', 'status', 'to', 'from_email', 'subject', 'message_id', 'error', 'created_at'] as const;
@@ -18,9 +19,9 @@ export function countedOffIndex(filter: LogFilter): boolean {
  * log_counters; a range: its whole hours' columns that match, and its part
  * hours counted), else the capped count off the filter's index.
  */
-function totalExpression(workspaceId: string, filter: LogFilter, cappedCount: Expression<unknown>): RawBuilder<unknown> {
+function totalExpression(workspaceId: string, filter: LogFilter, cappedCount: Expression<unknown>, postgres: boolean): RawBuilder<unknown> {
   if (countedOffIndex(filter)) return sql`(${cappedCount})`;
-  const ofType = filter.type === undefined ? sql`` : sql` and type = ${filter.type}`;
+  const ofType = filter.type === undefined ? sql`` : sql` and ${typeIs(filter.type, postgres)}`;
   const ofStatus = filter.status === undefined ? sql`` : sql` and status = ${filter.status}`;
   if (filter.since === undefined && filter.until === undefined) {
     return sql`(select coalesce(sum(count), 0) from log_counters where workspace_id = ${workspaceId}${ofType}${ofStatus})`;
@@ -62,5 +63,5 @@ export function logPageJsonQuery(
   const entries = sqlite
     ? sql`(select json_group_array(json_object(${fields}) order by ${order}) from (${page}) as p)`
     : sql`(select coalesce(json_agg(json_build_object(${fields}) order by ${order}), '[]')::text from (${page}) as p)`;
-  return sql<{ entries: string; total: number | string }>`select ${entries} as entries, ${totalExpression(workspaceId, filter, cappedCount)} as total`;
+  return sql<{ entries: string; total: number | string }>`select ${entries} as entries, ${totalExpression(workspaceId, filter, cappedCount, !sqlite)} as total`;
 }

@@ -1,6 +1,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { storeKindOfDb, type Db } from '../db/database.js';
 import { logPageJsonQuery } from './log-page-json.js';
+import { typeIs } from './type-condition.js';
 import type { Database, LogStatus, LogType } from '../db/schema.js';
 
 /** A log entry as the API shows it (SPEC.md §2.3, and `error`). */
@@ -96,7 +97,7 @@ function filtered<O>(query: EntryQuery<O>, workspaceId: string, filter: LogFilte
     const value = postgres ? sql`(tags::json ->> ${filter.tag.name}::text)` : sql`json_extract(tags, ${`$."${filter.tag.name}"`})`;
     q = q.where(value, '=', filter.tag.value);
   }
-  if (filter.type) q = q.where('type', '=', filter.type);
+  if (filter.type) q = q.where(typeIs(filter.type, postgres));
   if (filter.status) q = q.where('status', '=', filter.status);
   if (filter.to !== undefined) q = q.where(sql`lower(recipient)`, '=', sql`lower(${filter.to})`);
   if (filter.from_email !== undefined) q = q.where(sql`lower(from_email)`, '=', sql`lower(${filter.from_email})`);

@@ -11,9 +11,6 @@ export interface CounterRow {
   count: number;
 }
 
-const TYPES = [...new Set(LOG_COUNT_COLUMNS.map((c) => c.type))];
-const STATUSES = [...new Set(LOG_COUNT_COLUMNS.map((c) => c.status))];
-
 const counted = (rows: { type: LogType; status: LogStatus; count: unknown }[]): CounterRow[] =>
   // PostgreSQL answers bigint sums as text, to stay exact.
   rows.map((r) => ({ type: r.type, status: r.status, count: Number(r.count) }));
@@ -38,16 +35,27 @@ export function createCountersRepository(db: Db) {
     if (toHour !== undefined) query = query.where('hour', '<', toHour);
     return query;
   };
-  const entriesBetweenQuery = (workspaceId: string, since: string, until: string) =>
-    db
-      .selectFrom('log_entries')
-      .select(['type', 'status', (eb) => eb.fn.countAll().as('count')])
-      .where('workspace_id', '=', workspaceId)
-      .where('type', 'in', TYPES)
-      .where('status', 'in', STATUSES)
-      .where('created_at', '>=', since)
-      .where('created_at', '<', until)
-      .groupBy(['type', 'status']);
+  // One count per (type, status) the counters keep, each read off the status index by its status and time
+  // and its type there (migration 0022 put the type in it). On SQLite a GROUP BY over those entries sorted
+  // them all in a temporary B-tree first: 270 µs a part hour of 1,000 entries against 97 (bench/README).
+  const entriesBetweenQuery = (workspaceId: string, since: string, until: string) => {
+    const [first, ...rest] = LOG_COUNT_COLUMNS.map(({ type, status }) =>
+      db.selectNoFrom((eb) => [
+        sql<LogType>`${sql.lit(type)}`.as('type'),
+        sql<LogStatus>`${sql.lit(status)}`.as('status'),
+        eb
+          .selectFrom('log_entries')
+          .select((count) => count.fn.countAll().as('n'))
+          .where('workspace_id', '=', workspaceId)
+          .where('status', '=', sql.lit(status))
+          .where('type', '=', sql.lit(type))
+          .where('created_at', '>=', since)
+          .where('created_at', '<', until)
+          .as('count'),
+      ]),
+    );
+    return rest.reduce((union, next) => union.unionAll(next), first!);
+  };
 
   return {
     /** At most one row per (type, status): a read whose cost does not grow with the log. */
@@ -67,11 +75,10 @@ export function createCountersRepository(db: Db) {
 
     /**
      * Entries created in [since, until), counted per (type, status): for spans
-     * shorter than an hour only. The pairs are named (a short IN list each), so
-     * the count runs over the (type, status, created_at) index alone.
+     * shorter than an hour only. Each pair is counted off the status index alone.
      */
     async entriesBetween(workspaceId: string, since: string, until: string): Promise<CounterRow[]> {
-      return counted(await entriesBetweenQuery(workspaceId, since, until).execute());
+      return counted(await entriesBetweenQuery(workspaceId, since, until).execute()).filter((c) => c.count !== 0);
     },
 
     /** The queries behind hourlyTotals and entriesBetween, for their plans (test/log-search-plans.test.ts). */
