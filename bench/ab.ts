@@ -17,7 +17,7 @@ import autocannon from 'autocannon';
 import { resolve } from 'node:path';
 import { BENCH_METRICS_TOKEN as METRICS_TOKEN, oneRecipientSend, openSendBenchStore, type SendBenchStore } from './send-bench-store.js';
 import { BenchError, freePort, HOST, positiveNumber, READY_TIMEOUT_MS, runBench, startChild, stopChild, waitReady } from './bench-process.js';
-import { cpuPerRequestUs, cpuSecondsOf, diskBytesWrittenOf, median } from './send-report.js';
+import { cpuPerRequestUs, cpuSecondsOf, diskBytesWrittenOf, median, perRequest } from './send-report.js';
 import { waitForDrain } from './send-drain.js';
 
 const DURATION_S = positiveNumber('BENCH_DURATION', 8);
@@ -50,7 +50,7 @@ async function measureRound(build: Build): Promise<void> {
     const cpuAfter = cpuSecondsOf(child.proc.pid);
     const diskAfter = diskBytesWrittenOf(child.proc.pid);
     if (result.non2xx > 0 || result.errors > 0) throw new BenchError(`${build.name}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
-    const diskKb = diskBefore === undefined || diskAfter === undefined || result.requests.total === 0 ? undefined : (diskAfter - diskBefore) / 1024 / result.requests.total;
+    const diskKb = perRequest(diskBefore, diskAfter, result.requests.total, 1 / 1024);
     build.rounds.push({ reqPerS: result.requests.average, p99Ms: result.latency.p99, cpuUs: cpuPerRequestUs(cpuBefore, cpuAfter, result.requests.total), diskKb });
     await waitForDrain(base, METRICS_TOKEN);
   } finally {
@@ -63,7 +63,7 @@ function report(a: Build, b: Build): void {
     `${r.reqPerS.toFixed(0).padStart(7)} ${String(r.p99Ms).padStart(4)} ${(r.cpuUs?.toFixed(0) ?? 'n/a').padStart(5)} ${(r.diskKb?.toFixed(1) ?? 'n/a').padStart(5)}`;
   console.log(`\nPOST /v1/send as deployed: ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s (+${WARMUP_S} s warm-up), a new process of each build a round, store: ${a.store.storeName}`);
   console.log(`A = ${a.bin}\nB = ${b.bin}`);
-  // Disk KB: what the server wrote to disk during the measured seconds (WAL, checkpoints, logs), per request answered.
+  // Disk KB: what the server wrote to disk during the measured seconds (WAL, checkpoints), per request answered.
   console.log('round  A req/s  p99 CPU µs disk KB  B req/s  p99 CPU µs disk KB   B/A');
   const ratios = a.rounds.map((ra, i) => b.rounds[i]!.reqPerS / ra.reqPerS);
   a.rounds.forEach((ra, i) => console.log(`${String(i + 1).padEnd(5)}  ${cell(ra)}  ${cell(b.rounds[i]!)}  ${(ratios[i]! * 100).toFixed(1).padStart(5)} %`));

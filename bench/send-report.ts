@@ -81,9 +81,14 @@ export function diskBytesWrittenOf(pid: number | undefined): number | undefined 
   }
 }
 
+/** What two readings of a counter moved by, a request, times `scale`; undefined without either reading or without requests. */
+export function perRequest(before: number | undefined, after: number | undefined, requests: number, scale = 1): number | undefined {
+  return before === undefined || after === undefined || requests === 0 ? undefined : ((after - before) / requests) * scale;
+}
+
 /** Server CPU µs a request from two cpuSecondsOf readings; undefined without /proc or without requests. */
 export function cpuPerRequestUs(before: number | undefined, after: number | undefined, requests: number): number | undefined {
-  return before === undefined || after === undefined || requests === 0 ? undefined : ((after - before) / requests) * 1e6;
+  return perRequest(before, after, requests, 1e6);
 }
 
 /**
