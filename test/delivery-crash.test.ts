@@ -84,7 +84,7 @@ describe('mailroom serve killed with SIGKILL mid-burst, then started again', () 
     // A message whose DATA the sink had but whose reply the kill cut off was not finished: it is sent again.
     assert.ok(twice >= heldAtKill, `${heldAtKill} were cut off mid-reply, only ${twice} arrived twice`);
     assert.deepEqual(await jobCounts(ws.db), { pending: 0, done: BURST, leased: 0 });
-    const takenOver = await ws.db.selectFrom('delivery_jobs').select('id').where('attempts', '>', 1).execute();
+    const takenOver = await ws.db.selectFrom('delivery_jobs').select('message_id').where('attempts', '>', 1).execute();
 
     report(
       t,
@@ -147,14 +147,14 @@ describe('mailroom worker on SIGTERM with a hand-over in flight', () => {
     // The message in flight was finished: relayed once, its job done, its attempt on record.
     assert.deepEqual([...sink.arrivals], [[job.message_id, 1]], 'nothing else was handed over after SIGTERM');
     const jobs = await ws.db.selectFrom('delivery_jobs').selectAll().execute();
-    const finished = jobs.find((j) => j.id === job.id)!;
+    const finished = jobs.find((j) => j.message_id === job.message_id)!;
     assert.deepEqual([finished.state, finished.lease_owner], ['done', null]);
     const attempts = await ws.db.selectFrom('delivery_attempts').selectAll().execute();
     assert.deepEqual(attempts.map((a) => [a.message_id, a.outcome, a.provider]), [[job.message_id, 'accepted', 'smtp']]);
     const entry = await ws.db.selectFrom('log_entries').selectAll().where('message_id', '=', job.message_id).executeTakeFirstOrThrow();
     assert.equal(entry.status, 'sent', 'accepted by the relay; its delivery report comes later');
     // Nothing is left leased: what it held besides the finished job it gave back.
-    const others = jobs.filter((j) => j.id !== job.id);
+    const others = jobs.filter((j) => j.message_id !== job.message_id);
     assert.deepEqual(others.map((j) => [j.state, j.lease_owner]), [['pending', null], ['pending', null]]);
     const stopped = /"released":(\d+),"msg":"delivery worker stopped"/.exec(worker.output());
     assert.equal(Number(stopped?.[1]), heldAtTerm - 1, worker.output());

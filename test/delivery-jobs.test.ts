@@ -19,12 +19,12 @@ describe('delivery jobs: claiming with a lease', () => {
     await t.db.deleteFrom('delivery_jobs').execute();
   });
 
-  /** `count` accepted sends whose jobs fall due at `availableAt`; returns the job ids in due order. */
+  /** `count` accepted sends whose jobs fall due at `availableAt`; returns their jobs' keys (message ids) in due order. */
   async function enqueue(count: number, availableAt = at(0)): Promise<string[]> {
     const sends = Array.from({ length: count }, () => acceptedSend(t.workspaceId, 1));
     for (const send of sends) send.job!.available_at = availableAt;
     assert.deepEqual(await writeAcceptedSends(t.store, sends), sends.map(() => ({ ok: true, queued: true })));
-    return sends.map((s) => s.job!.id);
+    return sends.map((s) => s.job!.message_id);
   }
 
   const claim = (owner: string, now: string, limit = 100, leaseSeconds = 60) =>
@@ -34,13 +34,13 @@ describe('delivery jobs: claiming with a lease', () => {
     const due = await enqueue(3, at(0));
     await enqueue(2, at(30)); // not yet due
     const claimed = await claim('worker-a', at(10), 2);
-    assert.deepEqual(claimed.map((j) => j.id), due.slice(0, 2));
+    assert.deepEqual(claimed.map((j) => j.message_id), due.slice(0, 2));
     for (const job of claimed) {
       assert.equal(job.lease_owner, 'worker-a');
       assert.equal(job.lease_expires_at, at(70));
       assert.equal(Number(job.attempts), 1);
     }
-    assert.deepEqual((await claim('worker-b', at(10))).map((j) => j.id), due.slice(2), 'leased jobs are not claimed again');
+    assert.deepEqual((await claim('worker-b', at(10))).map((j) => j.message_id), due.slice(2), 'leased jobs are not claimed again');
   });
 
   it('lets another worker take over a job whose lease expired, and only the current owner finish it', async () => {
@@ -48,7 +48,7 @@ describe('delivery jobs: claiming with a lease', () => {
     await claim('worker-a', at(0), 1, 30);
     assert.deepEqual(await claim('worker-b', at(29)), [], 'still leased');
     const [taken] = await claim('worker-b', at(30));
-    assert.equal(taken!.id, id);
+    assert.equal(taken!.message_id, id);
     assert.equal(Number(taken!.attempts), 2);
     assert.equal(await t.store.deliveryJobs.complete(id!, 'worker-a', at(31)), false, 'the old owner lost it');
     assert.equal(await t.store.deliveryJobs.reschedule(id!, 'worker-a', at(90), 'late', at(31)), false);
@@ -61,10 +61,10 @@ describe('delivery jobs: claiming with a lease', () => {
     await claim('worker-a', at(0));
     assert.equal(await t.store.deliveryJobs.reschedule(first!, 'worker-a', at(120), '421 try again later', at(1)), true);
     assert.equal(await t.store.deliveryJobs.releaseAll('worker-a', at(2)), 1);
-    assert.deepEqual((await claim('worker-b', at(3))).map((j) => j.id), [second], 'released at once; the rescheduled one waits');
+    assert.deepEqual((await claim('worker-b', at(3))).map((j) => j.message_id), [second], 'released at once; the rescheduled one waits');
     assert.equal(await t.store.deliveryJobs.complete(second!, 'worker-b', at(4)), true);
     const again = await claim('worker-b', at(120));
-    assert.deepEqual(again.map((j) => [j.id, j.last_error]), [[first, '421 try again later']]);
+    assert.deepEqual(again.map((j) => [j.message_id, j.last_error]), [[first, '421 try again later']]);
   });
 
   it('never hands one job to two workers claiming at the same time on their own connections', async () => {
@@ -80,7 +80,7 @@ describe('delivery jobs: claiming with a lease', () => {
           for (;;) {
             const batch = await jobs.claim({ owner: `worker-${worker}`, now: at(0), leaseUntil: at(60), limit: 7 });
             if (batch.length === 0) return mine;
-            mine.push(...batch.map((j) => j.id));
+            mine.push(...batch.map((j) => j.message_id));
             // More than there are: jobs claimed again, which could go on for ever. The count below fails instead.
             if (mine.length > ids.length) return mine;
           }

@@ -37,8 +37,8 @@ describe('PostgreSQL: the worker’s statements keep to their indexes, whatever 
       select 'msg_plan_' || lpad(n::text, 6, '0'), ${t.workspaceId}, '', 'a@example.com', 's', 't', '[]', ${NOW}
       from generate_series(1, ${ROWS}) n`.execute(t.db);
     await sql`
-      insert into delivery_jobs (id, message_id, workspace_id, state, attempts, available_at, created_at, updated_at)
-      select 'job_plan_' || lpad(n::text, 6, '0'), 'msg_plan_' || lpad(n::text, 6, '0'), ${t.workspaceId}, 'pending', 0,
+      insert into delivery_jobs (message_id, workspace_id, state, attempts, available_at, created_at, updated_at)
+      select 'msg_plan_' || lpad(n::text, 6, '0'), ${t.workspaceId}, 'pending', 0,
         '2030-01-01T00:00:00.000Z', ${NOW}, ${NOW}
       from generate_series(1, ${ROWS}) n`.execute(t.db);
     // Log entries never analysed: a server whose autovacuum is off, or one that has not come round yet.
@@ -82,9 +82,9 @@ describe('PostgreSQL: the worker’s statements keep to their indexes, whatever 
     // The premise: without the repository's settings this server sorts the whole backlog for 8 jobs.
     notices.length = 0;
     await sql`
-      select id from delivery_jobs
+      select message_id from delivery_jobs
       where state = 'pending' and available_at <= ${NOW} and (lease_expires_at is null or lease_expires_at <= ${NOW})
-      order by available_at, id limit 8 for update skip locked`.execute(db);
+      order by available_at, message_id limit 8 for update skip locked`.execute(db);
     const plan = notices.join('\n');
     assert.match(plan, /Sort/, plan);
     assert.match(plan, /Bitmap Heap Scan on delivery_jobs/, plan);
@@ -94,8 +94,8 @@ describe('PostgreSQL: the worker’s statements keep to their indexes, whatever 
     notices.length = 0;
     const claimed = await createDeliveryJobsRepository(db).claim({ owner: 'worker-a', now: NOW, leaseUntil: '2030-01-01T01:01:00.000Z', limit: 8 });
     assert.deepEqual(
-      claimed.map((job) => job.id),
-      Array.from({ length: 8 }, (_, i) => `job_plan_${String(i + 1).padStart(6, '0')}`),
+      claimed.map((job) => job.message_id),
+      Array.from({ length: 8 }, (_, i) => `msg_plan_${String(i + 1).padStart(6, '0')}`),
     );
     const plan = planOf('update "delivery_jobs"');
     assert.match(plan, /Index Scan using delivery_jobs_due_idx/, plan);

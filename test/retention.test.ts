@@ -159,6 +159,29 @@ describe('retention', () => {
       await other.close();
     }
   });
+
+  it('passes a message still to be delivered, goes on in the same round, and expires it once its job is done', async () => {
+    const contentOf = async (id: string) => (await t.call('GET', `/v1/messages/${id}/content`)).json().data as { text: string | null; content_expired_at: string | null };
+    const held = await t.call('POST', '/v1/send', { body: sendBody({ scheduled_at: new Date(Date.now() + 20 * DAY_MS).toISOString() }) });
+    assert.equal(held.statusCode, 200, held.body);
+    const heldId = held.json().data.message_id as string;
+    const sent = await t.call('POST', '/v1/send', { body: sendBody({ to: [sim('delivered')] }) });
+    const sentId = sent.json().data.message_id as string;
+    await waitFor(async () => (await t.store.messages.findJobByMessage(sentId))?.state === 'done', 'the second one delivered');
+
+    // In steps of one: the first step passes only the held message, and the round does not stop there.
+    const round = await pruner(t.store, 31).runOnce();
+    assert.deepEqual(round.rows, { message_attachments: 0, message_mime: 1, sandbox_messages: 1, messages_content: 1 });
+    assert.deepEqual([(await contentOf(heldId)).text, (await contentOf(sentId)).text], ['Hello there', null]);
+    assert.deepEqual(await t.db.selectFrom('retention_held').select('message_id').orderBy('message_id').execute(), [scheduled, heldId].sort().map((message_id) => ({ message_id })));
+
+    assert.equal((await t.call('POST', `/v1/messages/${heldId}/cancel`)).statusCode, 200);
+    const after = await pruner(t.store, 31).runOnce();
+    assert.deepEqual(after.rows, { message_attachments: 0, message_mime: 0, sandbox_messages: 0, messages_content: 1 });
+    assert.match((await contentOf(heldId)).content_expired_at ?? '', /^\d{4}-/);
+    assert.deepEqual(await t.db.selectFrom('retention_held').select('message_id').execute(), [{ message_id: scheduled }], 'the one still scheduled stays held');
+    assert.equal((await contentOf(scheduled)).text, 'Hello there');
+  });
 });
 
 describe('retention settings', () => {

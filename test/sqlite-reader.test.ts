@@ -73,7 +73,7 @@ describe('GET /metrics on SQLite', () => {
         const sent = await t.call('POST', '/v1/send', { body: sendBody() });
         assert.equal(sent.statusCode, 200, sent.body);
       }
-      const [job] = await t.db.selectFrom('delivery_jobs').select('id').execute();
+      const [job] = await t.db.selectFrom('delivery_jobs').select('message_id').execute();
       // The HTTP thread's one connection held by a transaction that has removed a job and not committed: a
       // scrape on that connection would wait for it, as every request on it does while a read runs.
       let release!: () => void;
@@ -81,7 +81,7 @@ describe('GET /metrics on SQLite', () => {
       let entered!: () => void;
       const inside = new Promise<void>((resolve) => (entered = resolve));
       const transaction = t.db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('delivery_jobs').where('id', '=', job!.id).execute();
+        await trx.deleteFrom('delivery_jobs').where('message_id', '=', job!.message_id).execute();
         entered();
         await held;
       });

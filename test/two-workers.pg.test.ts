@@ -128,7 +128,7 @@ describe('two mailroom worker processes on one PostgreSQL database', () => {
     const takenOver = await ws.db
       .selectFrom('delivery_jobs')
       .innerJoin('messages', 'messages.id', 'delivery_jobs.message_id')
-      .select('delivery_jobs.id')
+      .select('delivery_jobs.message_id')
       .where('delivery_jobs.attempts', '>', 1)
       .where('messages.subject', 'like', 'Message b%')
       .execute();

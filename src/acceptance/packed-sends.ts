@@ -26,8 +26,8 @@ const MESSAGE_FIELDS = [
 const everyMessageField: [Exclude<keyof MessagesTable, (typeof MESSAGE_FIELDS)[number]>] extends [never] ? true : never = true;
 void everyMessageField;
 
-// After the message's fields: keyId, senderDomainId, group, the job's id and available_at (null: no job).
-const HEAD = MESSAGE_FIELDS.length + 5;
+// After the message's fields: keyId, senderDomainId, group, the job's available_at (null: no job; the job is keyed by the message).
+const HEAD = MESSAGE_FIELDS.length + 4;
 // Per log entry: id, status, recipient, error.
 const ENTRY_WIDTH = 4;
 
@@ -60,7 +60,7 @@ export function packSend(send: AcceptedSend): WireSend {
   const m = send.message;
   const packed: PackedSend = [];
   for (const field of MESSAGE_FIELDS) packed.push(m[field]);
-  packed.push(send.keyId ?? null, send.senderDomainId ?? null, send.group ?? null, send.job?.id ?? null, send.job?.available_at ?? null);
+  packed.push(send.keyId ?? null, send.senderDomainId ?? null, send.group ?? null, send.job?.available_at ?? null);
   for (const entry of send.entries) packed.push(entry.id, entry.status, entry.recipient, entry.error);
   // Told apart from an empty `attachments` only for unpackSend to give back what it was given.
   packed.push(send.attachments === undefined ? 0 : 1);
@@ -76,7 +76,7 @@ export function unpackSend(wire: WireSend): AcceptedSend {
   const message = {} as Record<string, unknown>;
   MESSAGE_FIELDS.forEach((field, i) => (message[field] = wire[i]));
   const m = message as unknown as MessagesTable;
-  const [keyId, senderDomainId, group, jobId, availableAt] = wire.slice(MESSAGE_FIELDS.length, HEAD) as [string | null, string | null, string | null, string | null, string];
+  const [keyId, senderDomainId, group, availableAt] = wire.slice(MESSAGE_FIELDS.length, HEAD) as [string | null, string | null, string | null, string | null];
   const entries: LogEntryRow[] = [];
   const end = wire.length - 1;
   for (let i = HEAD; i < end; i += ENTRY_WIDTH) {
@@ -91,10 +91,10 @@ export function unpackSend(wire: WireSend): AcceptedSend {
     entries,
     ...(wire[end] === 1 ? { attachments: [] } : {}),
     job:
-      jobId === null
+      availableAt === null
         ? null
         : {
-            id: jobId, message_id: m.id, workspace_id: m.workspace_id, state: 'pending', available_at: availableAt,
+            message_id: m.id, workspace_id: m.workspace_id, state: 'pending', available_at: availableAt,
             lease_owner: null, lease_expires_at: null, last_error: null, created_at: m.created_at, updated_at: m.created_at,
           },
     events: [],

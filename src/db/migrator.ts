@@ -21,6 +21,8 @@ import * as scheduledSend from './migrations/0020-scheduled-send.js';
 import * as attachments from './migrations/0018-attachments.js';
 import * as retention from './migrations/0021-retention.js';
 import * as partialTypeIndexes from './migrations/0022-partial-type-indexes.js';
+import * as jobsKeyedByMessage from './migrations/0023-jobs-keyed-by-message.js';
+import * as contentExpiryMark from './migrations/0024-content-expiry-mark.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -46,6 +48,8 @@ const migrations: Record<string, Migration> = {
   '0018-attachments': attachments,
   '0021-retention': retention,
   '0022-partial-type-indexes': partialTypeIndexes,
+  '0023-jobs-keyed-by-message': jobsKeyedByMessage,
+  '0024-content-expiry-mark': contentExpiryMark,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

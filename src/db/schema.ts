@@ -35,6 +35,8 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   message_attachments: MessageAttachmentsTable;
   maintenance_leases: MaintenanceLeasesTable;
+  retention_marks: RetentionMarksTable;
+  retention_held: RetentionHeldTable;
 }
 
 export interface WorkspacesTable {
@@ -185,9 +187,8 @@ export interface SuppressionsTable {
   created_at: string;
 }
 
-/** The outbox: one row per accepted message, written with its log entries, claimed by the worker. */
+/** The outbox: one row per accepted message, keyed by it, written with its log entries, claimed by the worker. */
 export interface DeliveryJobsTable {
-  id: string;
   message_id: string;
   workspace_id: string;
   state: 'pending' | 'done';
@@ -280,4 +281,16 @@ export interface MaintenanceLeasesTable {
   name: string;
   owner: string;
   expires_at: string;
+}
+
+/** How far a retention pass (`content`) has walked the messages, in id order (0024). */
+export interface RetentionMarksTable {
+  name: string;
+  /** The last message id the pass has passed; '' before the first. */
+  after_id: string;
+}
+
+/** A message the content pass passed while its job was still pending: expired once the job is done (0024). */
+export interface RetentionHeldTable {
+  message_id: string;
 }

@@ -59,7 +59,7 @@ export async function loadClaimContext(store: Store, config: Pick<Config, 'provi
   const contexts = new Map<string, JobContext>();
   for (const job of jobs) {
     const message = messages.get(job.message_id);
-    contexts.set(job.id, {
+    contexts.set(job.message_id, {
       message,
       entries: entriesOf.get(job.message_id) ?? [],
       suppressed: (message && suppressedIn.get(message.workspace_id)) ?? new Map(),

@@ -80,7 +80,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     dkimKeys: createSecretBox(config.secretKey, DKIM_PRIVATE_KEY),
     attachments: createAttachmentLoader(store.attachments),
     maxAttempts: config.retry.maxAttempts,
-    onProviderError: (error: unknown, job: DeliveryJob) => logger.error({ err: error, jobId: job.id }, 'provider threw; retrying later'),
+    onProviderError: (error: unknown, job: DeliveryJob) => logger.error({ err: error, messageId: job.message_id }, 'provider threw; retrying later'),
   };
 
   // A job is in one of three places while this worker holds it: claimed and waiting for a slot
@@ -116,20 +116,20 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         const written = recorder
           .record(result)
           .then(() => options.metrics?.deliveryOutcomes(provider.name, result.results))
-          .catch((error: unknown) => logger.error({ err: error, jobId: job.id }, 'could not record a delivery attempt; the job is retried once its lease expires'))
+          .catch((error: unknown) => logger.error({ err: error, messageId: job.message_id }, 'could not record a delivery attempt; the job is retried once its lease expires'))
           .finally(() => {
-            recording.delete(job.id);
+            recording.delete(job.message_id);
             // The loop may be holding back claims until the writes catch up.
             if (backlog) wake();
           });
-        recording.set(job.id, written);
+        recording.set(job.message_id, written);
       },
-      (error: unknown) => logger.error({ err: error, jobId: job.id }, 'delivery attempt failed; the job is retried once its lease expires'),
+      (error: unknown) => logger.error({ err: error, messageId: job.message_id }, 'delivery attempt failed; the job is retried once its lease expires'),
     );
     handing.set(
-      job.id,
+      job.message_id,
       handedOver.finally(() => {
-        handing.delete(job.id);
+        handing.delete(job.message_id);
         startReady();
       }),
     );
@@ -152,11 +152,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         try {
           claimed = await store.deliveryJobs.claim({ owner, now: new Date().toISOString(), leaseUntil: leaseUntil(), limit: room });
           const contexts = await loadClaimContext(store, config, claimed);
-          ready.push(...claimed.map((job) => ({ job, context: contexts.get(job.id)! })));
+          ready.push(...claimed.map((job) => ({ job, context: contexts.get(job.message_id)! })));
         } catch (error) {
           logger.error({ err: error }, 'could not claim delivery jobs; trying again at the next poll');
           // Claimed but not read: given back uncounted (or, if even that fails, taken over once the lease runs out).
-          const ids = claimed.map((j) => j.id);
+          const ids = claimed.map((j) => j.message_id);
           claimed = [];
           await store.deliveryJobs.unclaim(ids, owner, new Date().toISOString()).catch(() => undefined);
         }
@@ -170,7 +170,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   async function renewLeases(): Promise<void> {
     try {
-      await store.deliveryJobs.renew(owner, [...ready.map((r) => r.job.id), ...handing.keys(), ...recording.keys()], leaseUntil());
+      await store.deliveryJobs.renew(owner, [...ready.map((r) => r.job.message_id), ...handing.keys(), ...recording.keys()], leaseUntil());
     } catch (error) {
       logger.warn({ err: error }, 'could not renew delivery leases');
     }
@@ -203,7 +203,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       wake();
       await loopDone;
       // Claimed ahead but never started: given back at once, without counting an attempt.
-      const returned = await store.deliveryJobs.unclaim(ready.splice(0).map((r) => r.job.id), owner, new Date().toISOString());
+      const returned = await store.deliveryJobs.unclaim(ready.splice(0).map((r) => r.job.message_id), owner, new Date().toISOString());
       const finished = await settleWithin(() => [...handing.values(), ...recording.values()], workGraceMs(config.shutdownGraceMs));
       clearInterval(renewTimer);
       if (finished === 'timeout') logger.warn({ inFlight: handing.size + recording.size }, 'hand-overs still in flight at shutdown; giving their jobs back');

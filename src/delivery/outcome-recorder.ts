@@ -81,9 +81,9 @@ export function createOutcomeRecorder(store: Store, options: RecorderOptions) {
     }
     if (delay !== null) {
       const due = new Date(Date.parse(now) + delay).toISOString();
-      await repos.deliveryJobs.reschedule(job.id, owner, due, temporary[0]!.detail, now, temporary.map((r) => r.entry.recipient));
+      await repos.deliveryJobs.reschedule(job.message_id, owner, due, temporary[0]!.detail, now, temporary.map((r) => r.entry.recipient));
     } else {
-      await repos.deliveryJobs.complete(job.id, owner, now);
+      await repos.deliveryJobs.complete(job.message_id, owner, now);
     }
   }
 

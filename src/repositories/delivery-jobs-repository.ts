@@ -33,15 +33,15 @@ export function createDeliveryJobsRepository(db: Db) {
     const claimed = await on
       .updateTable('delivery_jobs')
       .set((eb) => ({ lease_owner: owner, lease_expires_at: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
-      .where('id', 'in', (eb) => {
+      .where('message_id', 'in', (eb) => {
         let due = eb
           .selectFrom('delivery_jobs')
-          .select('id')
+          .select('message_id')
           .where('state', '=', 'pending')
           .where('available_at', '<=', now)
           .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', now)]))
           .orderBy('available_at')
-          .orderBy('id')
+          .orderBy('message_id')
           .limit(limit);
         if (skipLocked) due = due.forUpdate().skipLocked();
         return due;
@@ -49,7 +49,7 @@ export function createDeliveryJobsRepository(db: Db) {
       .returningAll()
       .execute();
     // RETURNING follows no ORDER BY on either store.
-    return claimed.sort((a, b) => a.available_at.localeCompare(b.available_at) || a.id.localeCompare(b.id));
+    return claimed.sort((a, b) => a.available_at.localeCompare(b.available_at) || a.message_id.localeCompare(b.message_id));
   }
 
   return {
@@ -59,11 +59,11 @@ export function createDeliveryJobsRepository(db: Db) {
     },
 
     /** The job is finished (every recipient has an outcome). False when the lease is no longer the caller's. */
-    async complete(id: string, owner: string, now: string): Promise<boolean> {
+    async complete(messageId: string, owner: string, now: string): Promise<boolean> {
       const result = await db
         .updateTable('delivery_jobs')
         .set({ state: 'done', lease_owner: null, lease_expires_at: null, updated_at: now })
-        .where('id', '=', id)
+        .where('message_id', '=', messageId)
         .where('lease_owner', '=', owner)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
@@ -74,31 +74,31 @@ export function createDeliveryJobsRepository(db: Db) {
      * `pendingRecipients` when given (the others are done). False when the
      * lease is no longer the caller's.
      */
-    async reschedule(id: string, owner: string, availableAt: string, error: string, now: string, pendingRecipients?: string[]): Promise<boolean> {
+    async reschedule(messageId: string, owner: string, availableAt: string, error: string, now: string, pendingRecipients?: string[]): Promise<boolean> {
       const pending = pendingRecipients ? { pending_recipients: JSON.stringify(pendingRecipients) } : {};
       const result = await db
         .updateTable('delivery_jobs')
         .set({ available_at: availableAt, last_error: error, lease_owner: null, lease_expires_at: null, updated_at: now, ...pending })
-        .where('id', '=', id)
+        .where('message_id', '=', messageId)
         .where('lease_owner', '=', owner)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
 
     /**
-     * Extends the lease of the owner's jobs among `ids` that are still pending:
+     * Extends the lease of the owner's jobs (named by their messages' ids) that are still pending:
      * a long hand-over must not be taken over. On PostgreSQL, rows another
      * transaction holds are skipped: that is this worker's outcome write
      * finishing them, and waiting for it (in whatever order the rows come)
      * deadlocked with it.
      */
-    async renew(owner: string, ids: string[], leaseUntil: string): Promise<number> {
-      if (ids.length === 0) return 0;
+    async renew(owner: string, messageIds: string[], leaseUntil: string): Promise<number> {
+      if (messageIds.length === 0) return 0;
       const result = await db
         .updateTable('delivery_jobs')
         .set({ lease_expires_at: leaseUntil })
-        .where('id', 'in', (eb) => {
-          let held = eb.selectFrom('delivery_jobs').select('id').where('lease_owner', '=', owner).where('state', '=', 'pending').where('id', 'in', ids);
+        .where('message_id', 'in', (eb) => {
+          let held = eb.selectFrom('delivery_jobs').select('message_id').where('lease_owner', '=', owner).where('state', '=', 'pending').where('message_id', 'in', messageIds);
           if (skipLocked) held = held.forUpdate().skipLocked();
           return held;
         })
@@ -136,13 +136,13 @@ export function createDeliveryJobsRepository(db: Db) {
       return Number(row.n);
     },
 
-    /** Gives back jobs the owner claimed but never started, uncounting the attempt the claim counted. */
-    async unclaim(ids: string[], owner: string, now: string): Promise<number> {
-      if (ids.length === 0) return 0;
+    /** Gives back jobs (named by their messages' ids) the owner claimed but never started, uncounting the attempt the claim counted. */
+    async unclaim(messageIds: string[], owner: string, now: string): Promise<number> {
+      if (messageIds.length === 0) return 0;
       const result = await db
         .updateTable('delivery_jobs')
         .set((eb) => ({ lease_owner: null, lease_expires_at: null, attempts: eb('attempts', '-', 1), updated_at: now }))
-        .where('id', 'in', ids)
+        .where('message_id', 'in', messageIds)
         .where('lease_owner', '=', owner)
         .where('state', '=', 'pending')
         .executeTakeFirst();

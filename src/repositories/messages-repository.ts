@@ -10,7 +10,7 @@ const insertMessages = bulkInsert('messages', [
   'id', 'workspace_id', 'from_name', 'from_address', 'reply_to', 'subject', 'html', 'text', 'recipients', 'cc', 'bcc', 'headers', 'tags', 'scheduled_at', 'created_at',
 ]);
 const insertJobs = bulkInsert('delivery_jobs', [
-  'id', 'message_id', 'workspace_id', 'state', 'available_at', 'lease_owner', 'lease_expires_at', 'last_error', 'created_at', 'updated_at',
+  'message_id', 'workspace_id', 'state', 'available_at', 'lease_owner', 'lease_expires_at', 'last_error', 'created_at', 'updated_at',
 ]);
 
 /** Accepted messages and the outbox rows the delivery worker claims. */

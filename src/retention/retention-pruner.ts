@@ -53,7 +53,8 @@ export interface PruneRound {
   steps: number;
 }
 
-type Step = (repos: Repositories) => Promise<PrunedRows>;
+/** One step's work, null when it found nothing left to do. */
+type Step = (repos: Repositories) => Promise<PrunedRows | null>;
 
 /**
  * CONTENT_RETENTION_DAYS and LOG_RETENTION_DAYS, enforced in the background
@@ -102,9 +103,9 @@ export function createRetentionPruner({ store, settings, logger, onPruned, now =
           const started = performance.now();
           const rows = await store.transaction(step);
           round.steps += 1;
-          if (Object.keys(rows).length === 0) break;
+          if (rows === null) break;
           for (const [table, n] of Object.entries(rows)) round.rows[table] = (round.rows[table] ?? 0) + n;
-          onPruned?.(rows);
+          if (Object.keys(rows).length > 0) onPruned?.(rows);
           await pause.pause(Math.max(pauseMs, REST_PER_STEP * (performance.now() - started)));
           const stepEnd = now();
           if (stepEnd - renewedAt >= RENEW_AFTER_MS) {

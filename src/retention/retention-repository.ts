@@ -1,7 +1,10 @@
 import type { Db } from '../db/database.js';
 
-/** Rows one pruning step removed (or, for `messages_content`, emptied), by table. */
+/** Rows one pruning step removed (or, for `messages_content`, emptied), by table. Each step returns null instead when it found nothing left to do. */
 export type PrunedRows = Record<string, number>;
+
+/** The content pass's row in retention_marks. */
+const CONTENT_MARK = 'content';
 
 /**
  * Bound on the tag rows one DELETE names by their key: five parameters each,
@@ -21,32 +24,78 @@ function count(result: { numDeletedRows?: bigint; numUpdatedRows?: bigint }): nu
  * Ages are read off ids: ids are `<prefix>_<ULID>`, whose first characters
  * are the creation time, so "made before the cutoff" is `id < boundary`, a
  * range of the primary key (ids.ts, firstIdAt); no index on a timestamp
- * is kept for it.
+ * is kept for it. The content pass keeps its place in that order
+ * (retention_marks, 0024) rather than an index of the messages whose content
+ * is kept, which every send would write.
  */
 export function createRetentionRepository(db: Db) {
-  /** Up to `limit` messages made before `boundary` with no delivery still to do, oldest first; `contentKept`: only those whose content is still there. */
-  async function settledMessagesBefore(boundary: string, limit: number, contentKept: boolean): Promise<string[]> {
-    let query = db
+  /** Up to `limit` messages made before `boundary` with no delivery still to do, oldest first. */
+  async function settledMessagesBefore(boundary: string, limit: number): Promise<string[]> {
+    const rows = await db
       .selectFrom('messages as m')
       .select('m.id')
       .where('m.id', '<', boundary)
       .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('delivery_jobs as j').select('j.id').whereRef('j.message_id', '=', 'm.id').where('j.state', '=', 'pending'))),
-      );
-    // Written as the partial index's own condition, so the planner reads that index (0021).
-    if (contentKept) query = query.where('m.content_expired_at', 'is', null);
-    const rows = await query.orderBy('m.id').limit(limit).execute();
+        not(exists(selectFrom('delivery_jobs as j').select('j.message_id').whereRef('j.message_id', '=', 'm.id').where('j.state', '=', 'pending'))),
+      )
+      .orderBy('m.id')
+      .limit(limit)
+      .execute();
     return rows.map((row) => row.id);
+  }
+
+  /** Up to `limit` messages the content pass held whose job is no longer pending. */
+  async function releasedHeld(limit: number): Promise<string[]> {
+    const rows = await db
+      .selectFrom('retention_held as h')
+      .select('h.message_id')
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('delivery_jobs as j').select('j.message_id').whereRef('j.message_id', '=', 'h.message_id').where('j.state', '=', 'pending'))),
+      )
+      .orderBy('h.message_id')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => row.message_id);
+  }
+
+  /**
+   * The content pass's next `limit` messages after its mark and before `boundary`: those whose
+   * content is still there and whose job is done (or that have none) to expire; those whose job is
+   * pending are held, and the mark moves past all of them. Returns what to expire and how many it passed.
+   */
+  async function walkForContent(boundary: string, limit: number): Promise<{ expire: string[]; passed: number }> {
+    const mark = await db.selectFrom('retention_marks').select('after_id').where('name', '=', CONTENT_MARK).executeTakeFirst();
+    const passed = await db
+      .selectFrom('messages as m')
+      // The job is keyed by its message (0023): a look-up of its key per message.
+      .leftJoin('delivery_jobs as j', 'j.message_id', 'm.id')
+      .select(['m.id', 'm.content_expired_at', 'j.state'])
+      .where('m.id', '>', mark?.after_id ?? '')
+      .where('m.id', '<', boundary)
+      .orderBy('m.id')
+      .limit(limit)
+      .execute();
+    if (passed.length === 0) return { expire: [], passed: 0 };
+    const held = passed.filter((row) => row.state === 'pending').map((row) => ({ message_id: row.id }));
+    if (held.length > 0) await db.insertInto('retention_held').values(held).onConflict((oc) => oc.column('message_id').doNothing()).execute();
+    const after_id = passed[passed.length - 1]!.id;
+    await db.insertInto('retention_marks').values({ name: CONTENT_MARK, after_id }).onConflict((oc) => oc.column('name').doUpdateSet({ after_id })).execute();
+    return { expire: passed.filter((row) => row.state !== 'pending' && row.content_expired_at === null).map((row) => row.id), passed: passed.length };
   }
 
   return {
     /**
      * Drops the bodies, attachment bytes and built MIME of up to `limit` messages
-     * made before `boundary`, and marks them expired at `now`.
+     * made before `boundary`, and marks them expired at `now`: first those held
+     * earlier whose job has since finished, then the next ones after the pass's mark.
      */
-    async expireContent(boundary: string, now: string, limit: number): Promise<PrunedRows> {
-      const ids = await settledMessagesBefore(boundary, limit, true);
-      if (ids.length === 0) return {};
+    async expireContent(boundary: string, now: string, limit: number): Promise<PrunedRows | null> {
+      const released = await releasedHeld(limit);
+      const walked = released.length < limit ? await walkForContent(boundary, limit - released.length) : { expire: [], passed: 0 };
+      if (released.length > 0) await db.deleteFrom('retention_held').where('message_id', 'in', released).execute();
+      const ids = [...released, ...walked.expire];
+      // Passing only messages still to be delivered is progress too: the round goes on.
+      if (ids.length === 0) return walked.passed > 0 || released.length > 0 ? {} : null;
       return {
         // Emptied, not deleted: the detail still lists each attachment's name, type and size.
         message_attachments: count(await db.updateTable('message_attachments').set({ content: Buffer.alloc(0) }).where('message_id', 'in', ids).executeTakeFirst()),
@@ -64,9 +113,9 @@ export function createRetentionRepository(db: Db) {
      * MIME and attachments go with them (foreign keys, on delete cascade).
      * The statistics counters are rows of their own and are not touched.
      */
-    async deleteMessages(boundary: string, limit: number): Promise<PrunedRows> {
-      const ids = await settledMessagesBefore(boundary, limit, false);
-      if (ids.length === 0) return {};
+    async deleteMessages(boundary: string, limit: number): Promise<PrunedRows | null> {
+      const ids = await settledMessagesBefore(boundary, limit);
+      if (ids.length === 0) return null;
       const entries = await db.selectFrom('log_entries').select(['id', 'workspace_id', 'created_at', 'tags']).where('message_id', 'in', ids).execute();
       const tagKeys = entries.flatMap((entry) =>
         entry.tags === null ? [] : Object.entries(JSON.parse(entry.tags) as Record<string, string>).map(([name, value]) => ({ ...entry, name, value })),
@@ -94,17 +143,17 @@ export function createRetentionRepository(db: Db) {
     },
 
     /** Deletes up to `limit` settled webhook deliveries made before `boundary`; their attempts go with them (on delete cascade). */
-    async deleteWebhookDeliveries(boundary: string, limit: number): Promise<PrunedRows> {
+    async deleteWebhookDeliveries(boundary: string, limit: number): Promise<PrunedRows | null> {
       const ids = await db.selectFrom('webhook_deliveries').select('id').where('id', '<', boundary).where('state', '!=', 'pending').orderBy('id').limit(limit).execute();
-      if (ids.length === 0) return {};
+      if (ids.length === 0) return null;
       const result = await db.deleteFrom('webhook_deliveries').where('id', 'in', ids.map((row) => row.id)).executeTakeFirst();
       return { webhook_deliveries: count(result) };
     },
 
     /** Deletes up to `limit` inbound reports received before `cutoff` (an ISO time: their ids are digests, not ULIDs). */
-    async deleteInboundReports(cutoff: string, limit: number): Promise<PrunedRows> {
+    async deleteInboundReports(cutoff: string, limit: number): Promise<PrunedRows | null> {
       const ids = await db.selectFrom('inbound_reports').select('id').where('received_at', '<', cutoff).orderBy('received_at').limit(limit).execute();
-      if (ids.length === 0) return {};
+      if (ids.length === 0) return null;
       const result = await db.deleteFrom('inbound_reports').where('id', 'in', ids.map((row) => row.id)).executeTakeFirst();
       return { inbound_reports: count(result) };
     },

@@ -212,7 +212,6 @@ function prepareSend(
     job: domainProblem
       ? null
       : {
-          id: newId('job'),
           message_id: messageId,
           workspace_id: workspaceId,
           state: 'pending',

@@ -13,7 +13,7 @@ export function acceptedSend(workspaceId: string, recipients: number, messageId 
       recipients: JSON.stringify(addresses.map((address) => ({ name: '', address }))), cc: null, bcc: null, headers: null, tags: null, scheduled_at: null, content_expired_at: null, created_at: now,
     },
     entries: addresses.map((recipient) => ({ ...base, id: newId('log'), type: 'send' as const, status: 'sent' as const, recipient })),
-    job: { id: newId('job'), message_id: messageId, workspace_id: workspaceId, state: 'pending', available_at: now, lease_owner: null, lease_expires_at: null, last_error: null, created_at: now, updated_at: now },
+    job: { message_id: messageId, workspace_id: workspaceId, state: 'pending', available_at: now, lease_owner: null, lease_expires_at: null, last_error: null, created_at: now, updated_at: now },
     events: [],
   };
 }
