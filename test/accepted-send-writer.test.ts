@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/database.js';
+import { openDatabase, storeKindOfDb } from '../src/db/database.js';
 import { createAcceptedSendWriter } from '../src/acceptance/accepted-send-writer.js';
 import type { Store } from '../src/repositories/index.js';
 import { acceptedSend as makeAcceptedSend } from './helpers/accepted-send.js';
@@ -47,18 +48,45 @@ describe('accepted-send writer', () => {
     assert.equal(jobs.length, 300);
   });
 
-  it('rejects every caller of a batch whose commit fails, and keeps none of its rows', async () => {
-    const failingCommit: Store = {
-      ...t.store,
-      transaction: (work) =>
-        t.store.transaction(async (repos) => {
-          await work(repos);
-          throw new Error('disk I/O error');
-        }),
+  /**
+   * Every commit of the store fails from now until the answer is called. On PostgreSQL, where a batch's
+   * COMMIT rides with its last statement (db/pipelined-postgres.ts), a real one: a deferred constraint
+   * trigger raises at COMMIT. SQLite's COMMIT runs after the transaction's work: failing that work at its
+   * end fails the commit alike.
+   */
+  async function failEveryCommit(): Promise<{ store: Store; restore(): Promise<void> }> {
+    if (storeKindOfDb(t.db) === 'sqlite') {
+      const store: Store = {
+        ...t.store,
+        transaction: (work) =>
+          t.store.transaction(async (repos) => {
+            await work(repos);
+            throw new Error('disk I/O error');
+          }),
+      };
+      return { store, restore: async () => {} };
+    }
+    await sql`create function fail_at_commit() returns trigger language plpgsql as $$ begin raise exception 'disk I/O error'; end $$`.execute(t.db);
+    await sql`create constraint trigger fail_at_commit after insert on messages deferrable initially deferred for each row execute function fail_at_commit()`.execute(t.db);
+    return {
+      store: t.store,
+      async restore() {
+        await sql`drop trigger fail_at_commit on messages`.execute(t.db);
+        await sql`drop function fail_at_commit()`.execute(t.db);
+      },
     };
-    const writer = createAcceptedSendWriter(failingCommit);
+  }
+
+  it('rejects every caller of a batch whose commit fails, and keeps none of its rows', async () => {
+    const { store, restore } = await failEveryCommit();
     const sends = [acceptedSend(1), acceptedSend(2)];
-    const results = await Promise.allSettled(sends.map((send) => writer.write(send)));
+    let results: PromiseSettledResult<{ queued: boolean }>[];
+    try {
+      const writer = createAcceptedSendWriter(store);
+      results = await Promise.allSettled(sends.map((send) => writer.write(send)));
+    } finally {
+      await restore();
+    }
     assert.deepEqual(results.map((r) => r.status === 'rejected' && (r.reason as Error).message), ['disk I/O error', 'disk I/O error']);
     assert.equal(await rowsOf(sends.map((s) => s.message.id)), 0);
   });

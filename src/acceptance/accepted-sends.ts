@@ -133,9 +133,13 @@ export async function writeAcceptedSends(store: Store, sends: AcceptedSend[]): P
       // Messages, outbox rows, log entries and their counters: one statement on PostgreSQL (insertTogether).
       // Nothing after it counts: the attachments and the events are no log entries.
       const rows = repos.messages.acceptedParts(settled.map((s) => s.message), settled.flatMap((s) => (s.job ? [s.job] : [])));
-      await repos.logs.insertMany(settled.flatMap((s) => s.entries), rows, { lastCount: true });
-      await repos.attachments.insertMany(settled.flatMap((s) => s.attachments ?? []));
-      await publishEvents(repos, settled.flatMap((s) => s.events));
+      const attachments = settled.flatMap((s) => s.attachments ?? []);
+      const events = settled.flatMap((s) => s.events);
+      // Without attachments or events nothing follows: on PostgreSQL the COMMIT rides with this statement.
+      const lastStatement = attachments.length === 0 && events.length === 0;
+      await repos.logs.insertMany(settled.flatMap((s) => s.entries), rows, { lastCount: true, lastStatement });
+      await repos.attachments.insertMany(attachments);
+      await publishEvents(repos, events);
       const written = new Map(settled.map((s) => [s.message.id, s.job !== null]));
       return some.map((s): SendWriteResult => {
         const queued = written.get(s.message.id);

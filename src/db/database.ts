@@ -1,10 +1,11 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresAdapter, sql } from 'kysely';
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { ConfigError, type Config } from '../config.js';
 import { ensurePrivateDir, ensurePrivateFile, PRIVATE_FILE_MODE, tightenMode } from '../secrets/private-files.js';
+import { PipelinedPostgresDialect } from './pipelined-postgres.js';
 import { usePreparedStatements } from './postgres-statements.js';
 import type { Database } from './schema.js';
 import { BetterSqliteDialect } from './sqlite-dialect.js';
@@ -173,12 +174,14 @@ function openPostgres(url: string, config: Pick<Config, 'databasePoolSize' | 'da
     ...(config.databaseStatementTimeoutMs > 0 ? { statement_timeout: config.databaseStatementTimeoutMs } : {}),
     // SqliteOptions.synchronous: the worker's commits, at least once by nature, wait for no WAL flush.
     ...(asynchronousCommit ? { options: '-c synchronous_commit=off' } : {}),
+    // A transaction's BEGIN and COMMIT ride with its statements (pipelined-postgres.ts).
+    pipeline: true,
   });
   // An idle client whose server went away emits here; without a listener that would end the process.
   // The pool drops that client and the next query opens a new one.
   pool.on('error', () => {});
   usePreparedStatements(pool);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PipelinedPostgresDialect({ pool }) });
   poolUses.set(db, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
   return db;
 }

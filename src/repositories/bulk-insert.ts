@@ -1,6 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import { compileOnce } from '../db/compiled-query.js';
 import { storeKindOfDb, type Db } from '../db/database.js';
+import { endsTransaction } from '../db/pipelined-postgres.js';
 import type { Database } from '../db/schema.js';
 
 /** Largest multi-row INSERT: well under SQLite's 32,766 bound parameters for our widest table. */
@@ -137,14 +138,16 @@ function jsonRowsOf(part: InsertPart): string {
  * with hundreds of parameters, PostgreSQL parsed and planned it anew at every
  * batch, a sixth of its time on the send path. SQLite has no INSERT in a CTE,
  * and runs in process anyway: there the parts go one after the other, in the
- * order given. Tables without rows are skipped.
+ * order given. Tables without rows are skipped. `lastStatement`: nothing after this in the
+ * transaction runs a statement, so on PostgreSQL its COMMIT goes right behind it (endsTransaction).
  */
-export async function insertTogether(db: Db, parts: InsertPart[]): Promise<void> {
+export async function insertTogether(db: Db, parts: InsertPart[], { lastStatement = false } = {}): Promise<void> {
   const present = parts.filter((p) => p.rows.length > 0);
   if (present.length === 0) return;
   if (storeKindOfDb(db) !== 'postgres') {
     for (const p of present) await p.insertAlone(db);
     return;
   }
-  await db.executeQuery(CompiledQuery.raw(statementOf(present), present.map(jsonRowsOf)));
+  const query = CompiledQuery.raw(statementOf(present), present.map(jsonRowsOf));
+  await db.executeQuery(lastStatement ? endsTransaction(query) : query);
 }
