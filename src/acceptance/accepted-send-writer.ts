@@ -7,8 +7,8 @@ import type { Store } from '../repositories/index.js';
  * insertTogether, six since acceptance-checks-repository.ts, two since db/pipelined-postgres.ts), each one
  * waiting on the last, and the CPUs sat mostly idle meanwhile: a second batch written while the first
  * waits raised bench:send on PostgreSQL by about 17 % (5,700 → 6,700 req/s here); a third gained nothing
- * measurable, before or after insertTogether, nor a fourth before pipelining. Their counter upserts take
- * the same rows in the same order (counter-order), so they wait, never deadlock.
+ * measurable, before or after insertTogether. Their counter upserts take the same rows in the same order
+ * (counter-order), so they wait, never deadlock.
  */
 const CONCURRENT_BATCHES = 2;
 
