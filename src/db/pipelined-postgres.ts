@@ -52,7 +52,6 @@ class PipelinedConnection implements DatabaseConnection {
     this.#inTransaction = false;
     this.#committed = false;
     if (!committed) await this.executeQuery(query);
-    else this.#begin = undefined;
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
