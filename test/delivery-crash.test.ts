@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startServe, startWorkerProcess, type ServeProcess, type WorkerProcess } from './helpers/serve-process.js';
-import { acceptSends, ensureGone, exitWithin, jobCounts, smtpWorkspace, startHeldSink, tally, type HeldSink, type SmtpWorkspace } from './helpers/delivery-rig.js';
+import { acceptSends, exitWithin, jobCounts, relayEnv, smtpWorkspace, startHeldSink, tally, tearDownRig, type HeldSink, type SmtpWorkspace } from './helpers/delivery-rig.js';
 import { freshStore, TEST_STORE, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -11,10 +11,7 @@ const BURST = 1_000;
 const HOLD_FROM = 300;
 
 const smtpEnv = (store: FreshStore, sink: HeldSink, extra: Record<string, string> = {}) => ({
-  ...store.env,
-  MAILROOM_PROVIDER: 'smtp',
-  SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
-  RATE_LIMIT_SEND_PER_MIN: '1000000',
+  ...relayEnv(store, sink),
   // Short, so the jobs of a killed process are taken over in 2 s, not a minute (renewed every 2/3 s while in flight).
   WORKER_LEASE_MS: '2000',
   WORKER_POLL_MS: '100',
@@ -37,13 +34,7 @@ describe('mailroom serve killed with SIGKILL mid-burst, then started again', () 
     ws = await smtpWorkspace(store.env);
     sink = await startHeldSink({ holdFrom: HOLD_FROM });
   });
-  after(async () => {
-    sink?.release();
-    for (const p of processes) await ensureGone(p.child);
-    await sink?.close();
-    await ws?.db.destroy();
-    await store?.drop();
-  });
+  after(() => tearDownRig({ sink, children: processes.map((p) => p.child), ws, store }));
 
   it(`delivers every one of ${BURST} accepted messages at least once; only those in flight at the kill arrive twice`, { timeout: 180_000 }, async (t) => {
     const started = Date.now();
@@ -106,13 +97,7 @@ describe('mailroom worker on SIGTERM with a hand-over in flight', () => {
     ws = await smtpWorkspace(store.env, 'sigterm.example');
     sink = await startHeldSink({ holdFrom: 0 }); // every reply held until the test releases it
   });
-  after(async () => {
-    sink?.release();
-    for (const w of workers) await ensureGone(w.child);
-    await sink?.close();
-    await ws?.db.destroy();
-    await store?.drop();
-  });
+  after(() => tearDownRig({ sink, children: workers.map((w) => w.child), ws, store }));
 
   it('stops claiming, finishes the message in flight, gives nothing back leased, and exits 0', { timeout: 60_000 }, async (t) => {
     const env = smtpEnv(store, sink);

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/observability/log-format.js';
 import { startDeliveryThread } from '../src/worker-thread/delivery-thread-supervisor.js';
-import { acceptSends, ensureGone, exitWithin, smtpWorkspace, startHeldSink, tally, type HeldSink, type SmtpWorkspace } from './helpers/delivery-rig.js';
+import { acceptSends, exitWithin, relayEnv, smtpWorkspace, startHeldSink, tally, tearDownRig, type HeldSink, type SmtpWorkspace } from './helpers/delivery-rig.js';
 import { childrenOf, deliveryThreadOf, niceOf, threadsOf } from './helpers/npm-start.js';
 import { startServe, type ServeProcess } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
@@ -27,10 +27,7 @@ describe("serve's delivery thread", () => {
     ws = await smtpWorkspace(store.env, 'delivery-thread.example');
     sink = await startHeldSink({ holdFrom: 1_000_000 }); // answers everything at once
     env = {
-      ...store.env,
-      MAILROOM_PROVIDER: 'smtp',
-      SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
-      RATE_LIMIT_SEND_PER_MIN: '1000000',
+      ...relayEnv(store, sink),
       RATE_LIMIT_OTHER_PER_MIN: '1000000',
       // A poll far beyond the test's waits: what is delivered promptly was woken by serve's message.
       WORKER_POLL_MS: '600000',
@@ -38,12 +35,7 @@ describe("serve's delivery thread", () => {
       METRICS_TOKEN,
     };
   });
-  after(async () => {
-    for (const serve of serves) await ensureGone(serve.child);
-    await sink?.close();
-    await ws?.db.destroy();
-    await store?.drop();
-  });
+  after(() => tearDownRig({ sink, children: serves.map((serve) => serve.child), ws, store }));
 
   it('delivers what serve accepts at once (woken, not by a poll) on threads at WORKER_NICE, the API at 0, in one process; serve reports its counts', { timeout: 60_000 }, async () => {
     const serve = await startServe(env);

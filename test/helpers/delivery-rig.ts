@@ -1,8 +1,9 @@
 /**
- * What the process-level delivery tests (crash, SIGTERM, two workers) share:
- * a loopback SMTP sink that counts arrivals per message and can hold its DATA
- * replies, a workspace with a verified sending domain, a burst of sends
- * through the HTTP API, and a few Linux /proc look-ups about real processes.
+ * What the process-level delivery tests (crash, SIGTERM, two workers, two
+ * serves) share: a loopback SMTP sink that counts arrivals per message and
+ * recipient and can hold its DATA replies, a workspace with a verified sending
+ * domain, a burst of sends through the HTTP API, and a few Linux /proc
+ * look-ups about real processes.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -14,6 +15,8 @@ import { openDatabase, type Db } from '../../src/db/database.js';
 import { nowIso } from '../../src/ids.js';
 import { generateDkimKeyPair } from '../../src/services/dkim-keys.js';
 import { mailroomCommand } from './serve-process.js';
+import { headerOf } from './smtp-sink.js';
+import type { FreshStore } from './test-store.js';
 import { settleWithin } from './wait-for.js';
 
 export interface HeldSink {
@@ -22,18 +25,32 @@ export interface HeldSink {
   arrivals: Map<string, number>;
   /** Arrivals per connection tag (see `tagConnection`). */
   byTag: Map<string, number>;
-  /** Every arrival in order: the message id, its connection's tag, and when. */
-  log: { id: string; tag: string; at: number }[];
+  /** Every arrival in order (see SinkArrival). */
+  log: SinkArrival[];
   /** Arrivals in all, a message that came twice counting twice. */
   received(): number;
   /** Messages received in full whose 250 reply is being held back. */
   held(): number;
+  /** Those arrivals, in order. */
+  heldLog(): SinkArrival[];
   /** Holds back the replies once `arrivals` messages have arrived in all (see received()), until release(). */
   holdFrom(arrivals: number): void;
   /** Answers every held message (those whose connection is still open) and stops holding. */
   release(): void;
   close(): Promise<void>;
 }
+
+/** One message received in full: its Mailroom message id, envelope recipients, `Message-ID` header, connection's tag, and when. */
+export interface SinkArrival {
+  id: string;
+  to: string[];
+  messageIdHeader: string | undefined;
+  tag: string;
+  at: number;
+}
+
+/** Enough of a message to hold its header block. */
+const HEAD_BYTES = 16 * 1024;
 
 export interface HeldSinkOptions {
   /** Hold the replies from this many arrivals on (0: from the first); by default none is held until holdFrom(). */
@@ -43,7 +60,8 @@ export interface HeldSinkOptions {
 }
 
 /**
- * A real SMTP server on loopback (smtp-server) that keeps only counts. A
+ * A real SMTP server on loopback (smtp-server) that keeps counts and, of each
+ * arrival, its envelope and Message-ID (see SinkArrival), not the message. A
  * message counts as arrived once its DATA is in: a relay that then replies 250
  * has it, even if the client dies before reading the reply. Holding replies
  * freezes deliveries at a chosen point, so a test can kill or stop the sender
@@ -55,7 +73,7 @@ export async function startHeldSink(options: HeldSinkOptions = {}): Promise<Held
   const log: HeldSink['log'] = [];
   const tags = new Map<string, string>();
   const open = new Set<string>();
-  let held: { session: string; answer(): void }[] = [];
+  let held: { session: string; arrival: SinkArrival; answer(): void }[] = [];
   let holdFrom = options.holdFrom;
   let holding = holdFrom === 0;
   let total = 0;
@@ -75,17 +93,21 @@ export async function startHeldSink(options: HeldSinkOptions = {}): Promise<Held
       open.delete(session.id);
     },
     onData(stream, session, callback) {
-      stream.on('data', () => {});
+      let head = '';
+      stream.on('data', (chunk: Buffer) => {
+        if (head.length < HEAD_BYTES) head += chunk.toString('latin1');
+      });
       stream.on('end', () => {
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
         const id = /^bounce\+([^@.]+)/.exec(from)?.[1] ?? `unknown:${from}`;
         arrivals.set(id, (arrivals.get(id) ?? 0) + 1);
         const tag = tags.get(session.id) ?? 'untagged';
         byTag.set(tag, (byTag.get(tag) ?? 0) + 1);
-        log.push({ id, tag, at: Date.now() });
+        const arrival = { id, to: session.envelope.rcptTo.map((r) => r.address), messageIdHeader: headerOf(head, 'Message-ID'), tag, at: Date.now() };
+        log.push(arrival);
         total++;
         if (holdFrom !== undefined && total > holdFrom) holding = true;
-        if (holding) held.push({ session: session.id, answer: () => callback() });
+        if (holding) held.push({ session: session.id, arrival, answer: () => callback() });
         else callback();
       });
     },
@@ -103,6 +125,7 @@ export async function startHeldSink(options: HeldSinkOptions = {}): Promise<Held
     log,
     received: () => total,
     held: () => held.length,
+    heldLog: () => held.map((h) => h.arrival),
     holdFrom: (arrivals) => void (holdFrom = arrivals),
     release() {
       holding = false;
@@ -115,6 +138,23 @@ export async function startHeldSink(options: HeldSinkOptions = {}): Promise<Held
   };
 }
 
+/** Settings that point a `mailroom` process at the store and have it relay through the sink, with no send limit in the way. */
+export function relayEnv(store: FreshStore, sink: HeldSink): Record<string, string> {
+  return { ...store.env, MAILROOM_PROVIDER: 'smtp', SMTP_URL: `smtp://127.0.0.1:${sink.port}`, RATE_LIMIT_SEND_PER_MIN: '1000000' };
+}
+
+/**
+ * Ends whatever of a delivery test's rig was set up: the sink's held replies, the processes (see ensureGone),
+ * the sink, the test's connection to the store, and the store.
+ */
+export async function tearDownRig(rig: { sink?: HeldSink; children: (ChildProcess | undefined)[]; ws?: SmtpWorkspace; store?: FreshStore }): Promise<void> {
+  rig.sink?.release();
+  for (const child of rig.children) await ensureGone(child);
+  await rig.sink?.close();
+  await rig.ws?.db.destroy();
+  await rig.store?.drop();
+}
+
 /** Message ids that arrived twice or more, and those that never did. */
 export function tally(sink: HeldSink, ids: string[]) {
   const twice = ids.filter((id) => (sink.arrivals.get(id) ?? 0) >= 2);
@@ -122,6 +162,17 @@ export function tally(sink: HeldSink, ids: string[]) {
   const known = new Set(ids);
   const strangers = [...sink.arrivals.keys()].filter((id) => !known.has(id));
   return { twice: twice.length, missing, strangers };
+}
+
+/** `id recipient`: one recipient's copy of one message, as the sink's arrivals are counted per recipient. */
+export const copyOf = (id: string, recipient: string) => `${id} ${recipient}`;
+
+/** Like tally, per recipient: of the sends' copies (copyOf), those that arrived twice or more and those that never did; `copies` counts every copy that arrived. */
+export function tallyCopies(sink: HeldSink, sends: { id: string; to: string[] }[]) {
+  const copies = new Map<string, number>();
+  for (const arrival of sink.log) for (const to of arrival.to) copies.set(copyOf(arrival.id, to), (copies.get(copyOf(arrival.id, to)) ?? 0) + 1);
+  const expected = sends.flatMap((s) => s.to.map((to) => copyOf(s.id, to)));
+  return { copies, twice: expected.filter((c) => (copies.get(c) ?? 0) >= 2), missing: expected.filter((c) => !copies.has(c)) };
 }
 
 export interface SmtpWorkspace {
@@ -157,21 +208,45 @@ export async function smtpWorkspace(storeEnv: Record<string, string>, domain = '
   return { apiKey, workspaceId, from: `Mailroom <hello@${domain}>`, db };
 }
 
+/** One send as the client saw it: its recipients, and the answer (`no answer`: the connection failed first). */
+export interface SendAnswer {
+  to: string[];
+  status: number | 'no answer';
+  /** The `message_id` of a 200. */
+  id?: string;
+  /** The body of any other answer. */
+  body?: string;
+}
+
+/** Posts send number `n` (to `recipients` addresses) through the HTTP API; a connection that fails is an answer too. */
+export async function postSend(base: string, ws: SmtpWorkspace, n: number, { tag = 'm', recipients = 1 } = {}): Promise<SendAnswer> {
+  const to = Array.from({ length: recipients }, (_, k) => (recipients === 1 ? `${tag}${n}@example.net` : `${tag}${n}.${k}@example.net`));
+  let res: Response;
+  let body: string;
+  try {
+    res = await fetch(`${base}/v1/send`, {
+      method: 'POST',
+      headers: { 'x-api-key': ws.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ from_email: ws.from, to, subject: `Message ${tag}${n}`, text: `Hello ${n}` }),
+    });
+    body = await res.text();
+  } catch {
+    return { to, status: 'no answer' };
+  }
+  if (res.status !== 200) return { to, status: res.status, body };
+  const { data } = JSON.parse(body) as { data: { message_id: string; status: string } };
+  assert.equal(data.status, 'sent', body);
+  return { to, status: 200, id: data.message_id };
+}
+
 /** Accepts `count` one-recipient sends through the HTTP API, `chunk` at a time concurrently; returns their message ids. */
 export async function acceptSends(base: string, ws: SmtpWorkspace, count: number, { chunk = 50, tag = 'm' } = {}): Promise<string[]> {
   const ids: string[] = [];
   for (let start = 0; start < count; start += chunk) {
     const batch = Array.from({ length: Math.min(chunk, count - start) }, async (_, i) => {
-      const n = start + i;
-      const res = await fetch(`${base}/v1/send`, {
-        method: 'POST',
-        headers: { 'x-api-key': ws.apiKey, 'content-type': 'application/json' },
-        body: JSON.stringify({ from_email: ws.from, to: [`${tag}${n}@example.net`], subject: `Message ${tag}${n}`, text: `Hello ${n}` }),
-      });
-      const body = (await res.json()) as { data: { message_id: string; status: string } };
-      assert.equal(res.status, 200, JSON.stringify(body));
-      assert.equal(body.data.status, 'sent');
-      return body.data.message_id;
+      const answer = await postSend(base, ws, start + i, { tag });
+      assert.equal(answer.status, 200, JSON.stringify(answer));
+      return answer.id!;
     });
     ids.push(...(await Promise.all(batch)));
   }

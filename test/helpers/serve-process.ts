@@ -137,11 +137,14 @@ export interface WorkerProcess {
   stop(): Promise<number | null>;
 }
 
+/** The line a delivery worker logs as it starts (in `mailroom worker`, and in `serve`'s delivery thread), its lease owner captured. */
+export const WORKER_STARTED_LINE = /"owner":"([^"]+)"[^\n]*"msg":"delivery worker started"/;
+
 /** `mailroom worker` as a real process; resolves once it logs that the delivery worker started. */
 export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [BIN, 'worker'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' } });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const { started, output } = readStartLine(child, exited, /"owner":"([^"]+)"[^\n]*"msg":"delivery worker started"/, 'mailroom worker');
+  const { started, output } = readStartLine(child, exited, WORKER_STARTED_LINE, 'mailroom worker');
   const owner = (await started)[1]!;
   return {
     child,
