@@ -2,7 +2,7 @@ import type { AddressObject, Attachment, EmailAddress, SimpleParserOptions } fro
 import { detectExtension } from 'nodemailer/lib/mime-funcs';
 import { ValidationError } from '../errors.js';
 import { ATTACHMENT_LIMIT, MAX_ATTACHMENT_BYTES, megabytes } from '../sending/attachments/attachment-rules.js';
-import { headerGivenTwice, isMailroomHeader } from '../services/custom-headers.js';
+import { headerGivenTwice, reservedHeader } from '../services/custom-headers.js';
 import { formatMailbox, normalizeAddress } from '../services/email-address.js';
 import type { SendInput } from '../services/send-request.js';
 import { MessageTooBigError } from './replies.js';
@@ -14,15 +14,6 @@ export interface SubmissionEnvelope {
   /** RCPT TO, in the order given: who receives the message. */
   rcptTo: string[];
 }
-
-/**
- * Headers of an earlier hop that describe its transport, not the message:
- * dropped like the ones Mailroom writes itself (Received, DKIM-Signature, …).
- */
-const TRACE_HEADERS = new Set(['delivered-to', 'x-original-to', 'authentication-results', 'received-spf']);
-const TRACE_PREFIXES = ['arc-'];
-
-const isTraceHeader = (lower: string) => TRACE_HEADERS.has(lower) || TRACE_PREFIXES.some((prefix) => lower.startsWith(prefix));
 
 // No text derived from the HTML (Mailroom makes its own text part, as for an HTTP send without `text`),
 // no HTML derived from text, and an attached message kept whole as an attachment.
@@ -84,7 +75,13 @@ export async function sendInputFromMail(raw: Buffer, envelope: SubmissionEnvelop
   };
 }
 
-/** The headers a send may carry: every header but those Mailroom writes itself and the trace of earlier hops, values unfolded as written. */
+/**
+ * The headers a send may carry, values unfolded as written: every header but those a send may not give
+ * (custom-headers.ts), which are dropped rather than refused. A mail client writes Date, Message-ID and
+ * MIME-Version, and a relay submitting for others (Postfix's relayhost) brings the Received,
+ * Authentication-Results and DKIM-Signature headers of the hops before it: they describe its earlier
+ * transport, not the message, and refusing them would refuse every relayed message.
+ */
 function customHeaders(lines: readonly { key: string; line: string }[]): Pick<SendInput, 'headers'> {
   const headers: Record<string, string> = {};
   const seen = new Set<string>();
@@ -93,7 +90,7 @@ function customHeaders(lines: readonly { key: string; line: string }[]): Pick<Se
     if (colon <= 0) continue;
     const name = line.slice(0, colon).trim();
     const lower = name.toLowerCase();
-    if (isMailroomHeader(lower) || isTraceHeader(lower)) continue;
+    if (reservedHeader(name)) continue;
     // The send rules take each name once; a Record would keep the last silently.
     if (seen.has(lower)) throw new ValidationError(headerGivenTwice(name));
     seen.add(lower);
