@@ -159,7 +159,7 @@ async function main(): Promise<number> {
     ? await createBenchDatabase(process.env.DATABASE_URL, REUSE_DIR ? { name: 'mailroom_bench_logs' } : undefined)
     : undefined;
   try {
-    const env = scaleStoreEnv(dataDir, postgres?.url, { RATE_LIMIT_SEND_PER_MIN: '100000000', RATE_LIMIT_OTHER_PER_MIN: '100000000' });
+    const env = scaleStoreEnv(dataDir, postgres?.url, { RATE_LIMIT_SEND_PER_MIN: '100000000', RATE_LIMIT_OTHER_PER_MIN: '100000000', RATE_LIMIT_RECIPIENTS_PER_MIN: '100000000' });
     const { workspaceId, apiKey, sample, now } = await prepareScaleStore(env, postgres?.url, dataDir, { entries: ENTRIES, otherEntries: OTHER_ENTRIES, days: DAYS, reuse: REUSE_DIR !== undefined });
     await printPlans(env, workspaceId, sample, now);
 

@@ -99,7 +99,7 @@ async function main(): Promise<number> {
   removeOnExit(dataDir);
   const postgres = process.env.DATABASE_URL ? await createBenchDatabase(process.env.DATABASE_URL) : undefined;
   try {
-    const env = scaleStoreEnv(dataDir, postgres?.url, { RATE_LIMIT_SEND_PER_MIN: '100000000' });
+    const env = scaleStoreEnv(dataDir, postgres?.url, { RATE_LIMIT_SEND_PER_MIN: '100000000', RATE_LIMIT_RECIPIENTS_PER_MIN: '100000000' });
     const { apiKey } = await prepareScaleStore(env, postgres?.url, dataDir, { entries: ENTRIES, otherEntries: 1, days: 30, reuse: false, endsDaysAgo: 100 });
     const rows = rowCounter(dataDir, postgres?.url);
     const filled = await rows.count();

@@ -54,6 +54,16 @@ export class RateLimitError extends AppError {
   }
 }
 
+/**
+ * The workspace's recipients per minute are used up (sending/recipient-limit.ts): the same 429 as a
+ * request limit, but the answer's X-RateLimit-* headers describe this budget, in recipients.
+ */
+export class RecipientLimitError extends RateLimitError {
+  constructor(readonly budget: { limit: number; remaining: number; resetAt: number }) {
+    super(Math.max(1, budget.resetAt - Math.floor(Date.now() / 1000)));
+  }
+}
+
 /** A dependency the request needs (Redis for rate limits) did not answer: try again shortly. */
 export class ServiceUnavailableError extends AppError {
   readonly statusCode = 503;

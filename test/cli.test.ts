@@ -115,6 +115,7 @@ describe('the mailroom command', () => {
     [{ SUBMISSION_PORT: '99999' }, 'Invalid configuration: SUBMISSION_PORT must be an integer from 0 to 65535 (got "99999")'],
     [{ SUBMISSION_TLS_CERT: '/etc/mailroom/cert.pem' }, 'Invalid configuration: SUBMISSION_TLS_KEY is required when SUBMISSION_TLS_CERT is set (give both, or neither for a self-signed certificate)'],
     [{ DELIVERY_MAX_ATTEMPTS: '0' }, 'Invalid configuration: DELIVERY_MAX_ATTEMPTS must be an integer from 1 to 100 (got "0")'],
+    [{ RATE_LIMIT_RECIPIENTS_PER_MIN: '1.5' }, 'Invalid configuration: RATE_LIMIT_RECIPIENTS_PER_MIN must be an integer of at least 1 (got "1.5")'],
     [{ RATE_LIMIT_SEND_PER_MIN: '0' }, 'Invalid configuration: RATE_LIMIT_SEND_PER_MIN must be an integer of at least 1 (got "0")'],
     [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false (got "maybe")'],
     [{ DNS_SERVERS: '127.0.0.1:5353,dns.example' }, 'Invalid configuration: DNS_SERVERS must be a comma-separated list of ip or ip:port entries (got "dns.example")'],
@@ -153,7 +154,7 @@ describe('the mailroom command', () => {
     assert.deepEqual(config.dnsServers, ['127.0.0.1:5353', '::1', '[::1]:53']);
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.port, 3000);
-    assert.deepEqual(config.rateLimits, { sendPerMinute: 30, otherPerMinute: 60 });
+    assert.deepEqual(config.rateLimits, { sendPerMinute: 30, otherPerMinute: 60, recipientsPerMinute: 3000 });
     assert.equal(config.provider, 'sandbox');
     assert.ok(config.dataDir.endsWith('/data'));
   });

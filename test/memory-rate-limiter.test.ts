@@ -32,6 +32,24 @@ describe('memory rate limiter', () => {
     assert.equal((await limiter.consume('ip:127.0.0.1', 1)).allowed, false);
   });
 
+  it('takes several points only when they all fit, counting none of a refused take, and gives them back within the window', async () => {
+    let now = start;
+    const limiter = createMemoryRateLimiter(() => now);
+    const bucket = 'workspace:w:recipients';
+    const resetAt = Math.ceil((start + windowMs) / 1000);
+    assert.deepEqual(await limiter.take(bucket, 10, 7), { allowed: true, limit: 10, remaining: 3, resetAt });
+    now += 1_000;
+    assert.deepEqual(await limiter.take(bucket, 10, 4), { allowed: false, limit: 10, remaining: 3, resetAt });
+    assert.deepEqual(await limiter.take(bucket, 10, 3), { allowed: true, limit: 10, remaining: 0, resetAt });
+    await limiter.giveBack(bucket, 10, 5);
+    assert.deepEqual(await limiter.take(bucket, 10, 5), { allowed: true, limit: 10, remaining: 0, resetAt });
+    // A give-back after its window ended changes nothing: the new window starts whole.
+    now = start + windowMs;
+    await limiter.giveBack(bucket, 10, 5);
+    assert.deepEqual(await limiter.take(bucket, 10, 10), { allowed: true, limit: 10, remaining: 0, resetAt: Math.ceil((now + windowMs) / 1000) });
+    assert.equal((await limiter.take(bucket, 10, 1)).allowed, false);
+  });
+
   it('forgets the windows of buckets that stopped, so memory does not grow with every client address ever seen', () => {
     let now = start;
     const limiter = createMemoryRateLimiter(() => now);

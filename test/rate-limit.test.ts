@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { Redis } from 'ioredis';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
-import { TEST_REDIS_URL } from './helpers/test-store.js';
+import { deleteRedisKeys, TEST_REDIS_URL } from './helpers/test-store.js';
 
 const LIMITED = { success: false, error: 'Rate limit exceeded' };
 
@@ -13,17 +12,6 @@ function limitHeaders(res: { headers: Record<string, unknown> }) {
     remaining: Number(res.headers['x-ratelimit-remaining']),
     reset: Number(res.headers['x-ratelimit-reset']),
   };
-}
-
-/** Removes a test's counters from the shared Redis. */
-async function deleteKeys(prefix: string): Promise<void> {
-  const redis = new Redis(TEST_REDIS_URL!);
-  try {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-  } finally {
-    redis.disconnect();
-  }
 }
 
 // Default limits, as SPEC.md §8.1 states them: every test gets a fresh app and fresh counters,
@@ -39,7 +27,7 @@ for (const counters of TEST_REDIS_URL ? (['memory', 'redis'] as const) : (['memo
     });
     afterEach(async () => {
       await t.close();
-      if (counters === 'redis') await deleteKeys(prefix);
+      if (counters === 'redis') await deleteRedisKeys(prefix);
     });
 
     it('lets 30 sends per minute through per key and answers the 31st with 429', async () => {

@@ -277,7 +277,7 @@ describe('SMTP submission refusals', () => {
   });
 
   it("answers the send rules' sentence with 550 5.6.0, and 452 4.5.3 past 50 recipients", async () => {
-    assert.equal(await refusal(submit(port, t.apiKey, mail({ subject: '' }))), '550 5.6.0 subject must not be empty');
+    assert.equal(await refusal(submit(port, t.apiKey, mail({ subject: '' }))), '550 5.6.0 Subject must not be empty');
     const many = Array.from({ length: 51 }, (_, i) => `r${i}@example.com`);
     const info = await submit(port, t.apiKey, mail({ to: many }));
     assert.equal(info.accepted.length, 50);

@@ -31,7 +31,7 @@ describe('two mailroom worker processes on one PostgreSQL database', () => {
     ws = await smtpWorkspace(store.env, 'two-workers.example');
     // Each connection to the sink is put down to the worker process holding its client end (by the kernel's socket table).
     sink = await startHeldSink({ tagConnection: (port) => String(pidOfConnection(port, sink.port, workers.map((w) => w.pid)) ?? 'unknown') });
-    env = { ...store.env, MAILROOM_PROVIDER: 'smtp', SMTP_URL: `smtp://127.0.0.1:${sink.port}`, RATE_LIMIT_SEND_PER_MIN: '1000000', WORKER_POLL_MS: '100' };
+    env = { ...store.env, MAILROOM_PROVIDER: 'smtp', SMTP_URL: `smtp://127.0.0.1:${sink.port}`, RATE_LIMIT_SEND_PER_MIN: '1000000', RATE_LIMIT_RECIPIENTS_PER_MIN: '1000000', WORKER_POLL_MS: '100' };
     // The API alone: what it accepts waits in the queue until the workers start.
     api = await startServe({ ...env, WORKER_ENABLED: 'false' });
   });

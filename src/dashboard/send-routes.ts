@@ -7,7 +7,8 @@ import { WorkspaceParams, workspaceIdOf } from './workspace-access.js';
  * A test e-mail from the dashboard, through the same service as /v1/send
  * (same validation, same sender-domain rule, same log entries): admins and
  * developers send; everyone may see which domains mail can come from. Drawn
- * from the session's own limit, not from any API key's.
+ * from the session's own limit, not from any API key's; its recipients from
+ * the workspace's recipients per minute, as every send's (sending/recipient-limit.ts).
  */
 export const sendRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const send = app.services.send;

@@ -21,7 +21,7 @@ export interface ApiDialect {
   /** The key the request presents, or undefined when it presents none. */
   apiKey(request: FastifyRequest): string | undefined;
   /** Headers this dialect's clients read the budget from, beside `X-RateLimit-*`. */
-  rateLimitHeaders(decision: RateLimitDecision, nowSeconds: number): Record<string, number>;
+  rateLimitHeaders(decision: Pick<RateLimitDecision, 'limit' | 'remaining' | 'resetAt'>, nowSeconds: number): Record<string, number>;
   /** The status and body answering a failure. */
   failure(failure: ApiFailure): { status: number; body: unknown };
 }

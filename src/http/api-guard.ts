@@ -5,6 +5,7 @@ import type { AuthenticatedKey } from '../services/api-key-service.js';
 import type { SendingKey } from '../services/send-service.js';
 import type { RateLimitDecision, RateLimiter } from '../services/rate-limiter.js';
 import './api-dialect.js';
+import { reportBudget } from './rate-limit-headers.js';
 
 export const HEALTH_PATH = '/v1/health/check';
 
@@ -77,12 +78,8 @@ export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
 
   /** Reports the budget, then refuses (throws) or lets the request through with its key. */
   function admit(request: FastifyRequest, reply: FastifyReply, guarded: GuardedRequest, auth: AuthenticatedKey | null, decision: RateLimitDecision): void {
-    reply.header('X-RateLimit-Limit', decision.limit);
-    reply.header('X-RateLimit-Remaining', decision.remaining);
-    reply.header('X-RateLimit-Reset', decision.resetAt);
     const nowSeconds = Math.floor(Date.now() / 1000);
-    const dialect = guarded.config?.dialect;
-    if (dialect) reply.headers(dialect.rateLimitHeaders(decision, nowSeconds));
+    reportBudget(reply, decision, guarded.config?.dialect, nowSeconds);
     if (!decision.allowed) throw new RateLimitError(Math.max(1, decision.resetAt - nowSeconds));
     if (!auth) throw guarded.presented === undefined ? new MissingApiKeyError() : new UnauthorizedError();
     // After the rate limit, so a sending key probing other routes still spends its budget.

@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.js';
+import { AppError, RecipientLimitError } from '../errors.js';
 import { fail } from './envelope.js';
 import './api-dialect.js';
+import { reportBudget } from './rate-limit-headers.js';
 
 /** Messages for the client errors Fastify itself raises while reading a request. */
 const FASTIFY_CLIENT_ERRORS: Record<string, string> = {
@@ -25,6 +26,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error instanceof AppError && error.retryAfterSeconds !== undefined) reply.header('Retry-After', error.retryAfterSeconds);
     // A route speaking another API's dialect (compat/resend) words the same failure its own way.
     const dialect = request.routeOptions.config?.dialect;
+    // The budget that refused, in place of the request's own the guard reported.
+    if (error instanceof RecipientLimitError) reportBudget(reply, error.budget, dialect, Math.floor(Date.now() / 1000));
     if (!dialect) return reply.code(status).send(fail(message));
     const answer = dialect.failure({ status, message, error });
     return reply.code(answer.status).send(answer.body);

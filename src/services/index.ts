@@ -18,6 +18,7 @@ import { createWebhookService } from './webhook-service.js';
 import { createWorkspaceService } from './workspace-service.js';
 import { createIdempotencyService } from '../sending/idempotency/idempotency-service.js';
 import { createCancelService } from '../sending/scheduling/cancel-service.js';
+import { createRecipientLimit } from '../sending/recipient-limit.js';
 import { createByteBudget } from '../byte-budget.js';
 import { SEND_MEMORY_BUDGET } from '../sending/send-memory.js';
 import type { Metrics } from '../observability/index.js';
@@ -49,7 +50,11 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     messages: createMessageDetailService(store),
     stats: createStatsService(store),
     idempotency: createIdempotencyService(store.idempotencyKeys),
-    send: createSendService(store, sendWriter, config, options.onSendAccepted, options.metrics),
+    send: createSendService(store, sendWriter, config, {
+      onAccepted: options.onSendAccepted,
+      metrics: options.metrics,
+      recipientLimit: createRecipientLimit(rateLimiter, config.rateLimits.recipientsPerMinute),
+    }),
     scheduledSends: createCancelService(store),
     suppressions: createSuppressionService(store),
     webhooks: createWebhookService(store, config, { resolveHost: options.resolveHost }),

@@ -16,13 +16,21 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
+  /** Counts one request, whether it is allowed or not. */
   consume(bucket: string, limit: number): Promise<RateLimitDecision>;
   /** The same at once, where the counters are in this process (no promise on every request's path). */
   consumeNow?(bucket: string, limit: number): RateLimitDecision;
+  /**
+   * Counts `points` at once (a request's recipients) only when they all fit in what the window has left:
+   * a refused take counts nothing, so `remaining` then says what is left. Checked and counted atomically.
+   */
+  take(bucket: string, limit: number, points: number): Promise<RateLimitDecision>;
+  /** Gives back points taken in the current window (their request was not written after all). */
+  giveBack(bucket: string, limit: number, points: number): Promise<void>;
 }
 
 /** rate-limiter-flexible keeps one limiter per points-per-window; ours are made on first use of each limit. */
-function createRateLimiter(make: (limit: number) => RateLimiterAbstract): RateLimiter {
+function createRateLimiter(make: (limit: number) => RateLimiterAbstract): Pick<RateLimiter, 'consume'> {
   const byLimit = new Map<number, RateLimiterAbstract>();
   const limiterFor = (limit: number) => {
     let limiter = byLimit.get(limit);
@@ -68,8 +76,8 @@ export function createMemoryRateLimiter(clock: () => number = Date.now): RateLim
   const windows = new Map<number, Map<string, { used: number; endsAt: number }>>();
   let sweepAt = clock() + windowMs;
 
-  function consumeNow(bucket: string, limit: number): RateLimitDecision {
-    const now = clock();
+  /** The bucket's current window, a new one if the last has ended. */
+  function windowOf(bucket: string, limit: number, now: number): { used: number; endsAt: number } {
     if (now >= sweepAt) {
       for (const buckets of windows.values()) for (const [name, window] of buckets) if (window.endsAt <= now) buckets.delete(name);
       sweepAt = now + windowMs;
@@ -78,25 +86,73 @@ export function createMemoryRateLimiter(clock: () => number = Date.now): RateLim
     if (!buckets) windows.set(limit, (buckets = new Map()));
     let window = buckets.get(bucket);
     if (!window || window.endsAt <= now) buckets.set(bucket, (window = { used: 0, endsAt: now + windowMs }));
+    return window;
+  }
+  const decision = (allowed: boolean, limit: number, window: { used: number; endsAt: number }): RateLimitDecision => ({
+    allowed,
+    limit,
+    remaining: Math.max(0, limit - window.used),
+    resetAt: Math.ceil(window.endsAt / 1000),
+  });
+
+  function consumeNow(bucket: string, limit: number): RateLimitDecision {
+    const window = windowOf(bucket, limit, clock());
     window.used++;
-    return { allowed: window.used <= limit, limit, remaining: Math.max(0, limit - window.used), resetAt: Math.ceil(window.endsAt / 1000) };
+    return decision(window.used <= limit, limit, window);
   }
   return {
     consumeNow,
     consume: async (bucket, limit) => consumeNow(bucket, limit),
+    async take(bucket, limit, points) {
+      const window = windowOf(bucket, limit, clock());
+      if (window.used + points > limit) return decision(false, limit, window);
+      window.used += points;
+      return decision(true, limit, window);
+    },
+    async giveBack(bucket, limit, points) {
+      const window = windows.get(limit)?.get(bucket);
+      if (window && window.endsAt > clock()) window.used = Math.max(0, window.used - points);
+    },
     /** How many buckets' windows are in memory. */
     windowsHeld: () => [...windows.values()].reduce((sum, buckets) => sum + buckets.size, 0),
   };
 }
 
 /**
+ * Takes points only when they all fit: KEYS[1] the window's counter; ARGV points, limit, window (ms).
+ * Answers {taken (1 or 0), used, ms until the window ends}. A window starts at its first take, as
+ * rate-limiter-flexible's do.
+ */
+const TAKE_SCRIPT = `
+local points = tonumber(ARGV[1])
+local used = tonumber(redis.call('get', KEYS[1]) or '0')
+local ttl = redis.call('pttl', KEYS[1])
+if used + points > tonumber(ARGV[2]) then return {0, used, ttl} end
+used = redis.call('incrby', KEYS[1], points)
+if ttl < 0 then
+  redis.call('pexpire', KEYS[1], ARGV[3])
+  ttl = tonumber(ARGV[3])
+end
+return {1, used, ttl}`;
+/** Gives points back to a window still open (never below 0, its expiry kept): KEYS[1] the counter; ARGV points. */
+const GIVE_BACK_SCRIPT = `
+if redis.call('exists', KEYS[1]) == 0 then return 0 end
+local left = redis.call('decrby', KEYS[1], ARGV[1])
+if left < 0 then redis.call('incrby', KEYS[1], -left) end
+return 0`;
+
+type PointScripts = { mailroomTakePoints(key: string, points: number, limit: number, windowMs: number): Promise<[number, number, number]>; mailroomGiveBackPoints(key: string, points: number): Promise<number> };
+
+/**
  * Fixed windows kept in Redis, so every process serving the same keys counts
  * against one budget. rate-limiter-flexible increments and sets the window's
- * expiry atomically. With Redis unreachable, consuming fails (the request
- * answers 503 with Retry-After) rather than letting requests through unlimited.
+ * expiry atomically; taking several points only when they fit is a script of
+ * ours (rate-limiter-flexible counts a refused take), atomic as well. With
+ * Redis unreachable, counting fails (the request answers 503 with
+ * Retry-After) rather than letting requests through unlimited.
  */
 export function createRedisRateLimiter(redis: Redis, keyPrefix: string): RateLimiter {
-  return createRateLimiter(
+  const limiter = createRateLimiter(
     (limit) =>
       new RateLimiterRedis({
         storeClient: redis,
@@ -106,4 +162,28 @@ export function createRedisRateLimiter(redis: Redis, keyPrefix: string): RateLim
         rejectIfRedisNotReady: true,
       }),
   );
+  redis.defineCommand('mailroomTakePoints', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+  redis.defineCommand('mailroomGiveBackPoints', { numberOfKeys: 1, lua: GIVE_BACK_SCRIPT });
+  const scripts = redis as unknown as PointScripts;
+  const keyOf = (bucket: string, limit: number) => `${keyPrefix}points${limit}:${bucket}`;
+  /** As rate-limiter-flexible's `rejectIfRedisNotReady`: a command is not even tried while Redis is away. */
+  async function run<T>(command: () => Promise<T>): Promise<T> {
+    try {
+      if (redis.status !== 'ready') throw new Error(`Redis connection is ${redis.status}`);
+      return await command();
+    } catch (error) {
+      throw new ServiceUnavailableError(RETRY_AFTER_COUNTERS_DOWN_SECONDS, { cause: error });
+    }
+  }
+  return {
+    ...limiter,
+    async take(bucket, limit, points) {
+      const [taken, used, ttl] = await run(() => scripts.mailroomTakePoints(keyOf(bucket, limit), points, limit, RATE_LIMIT_WINDOW_SECONDS * 1000));
+      const msLeft = ttl > 0 ? ttl : RATE_LIMIT_WINDOW_SECONDS * 1000;
+      return { allowed: taken === 1, limit, remaining: Math.max(0, limit - used), resetAt: Math.ceil((Date.now() + msLeft) / 1000) };
+    },
+    async giveBack(bucket, limit, points) {
+      await run(() => scripts.mailroomGiveBackPoints(keyOf(bucket, limit), points));
+    },
+  };
 }

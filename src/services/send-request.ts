@@ -68,7 +68,7 @@ export function parseSendRequest(input: SendInput, options: MailboxOptions = {})
   const unique = (field: string, values: string[] | null | undefined): Mailbox[] => {
     const kept: Mailbox[] = [];
     (values ?? []).forEach((value, index) => {
-      const mailbox = mailboxOrThrow(`${field}[${index}]`, value, options);
+      const mailbox = parseMailboxField(`${field}[${index}]`, value, options);
       const key = normalizeAddress(mailbox.address);
       if (!seen.has(key)) {
         seen.add(key);
@@ -81,15 +81,9 @@ export function parseSendRequest(input: SendInput, options: MailboxOptions = {})
   const cc = unique('cc', input.cc);
   const bcc = unique('bcc', input.bcc);
 
-  const from = mailboxOrThrow('from_email', input.from_email, options);
+  const from = parseMailboxField('from_email', input.from_email, options);
   const replyTo = parseReplyTo(input.reply_to, options);
-
-  if (hasControlCharacters(input.subject)) throw new ValidationError('subject must not contain line breaks or control characters');
-  const subject = input.subject.trim();
-  if (subject === '') throw new ValidationError('subject must not be empty');
-  if (subject.length > MAX_SUBJECT_LENGTH) {
-    throw new ValidationError(`subject must be at most ${MAX_SUBJECT_LENGTH} characters long`);
-  }
+  const subject = parseSubjectField('subject', input.subject);
 
   const html = input.html ? input.html : null;
   // `text: ""` beside html is the opt-out from the generated text part (Resend's convention); kept as ''.
@@ -110,16 +104,29 @@ export function parseSendRequest(input: SendInput, options: MailboxOptions = {})
   };
 }
 
+/** The send rules for a subject, refusals naming `field` (`Subject` for SMTP submission); answers it trimmed. */
+export function parseSubjectField(field: string, value: string): string {
+  if (hasControlCharacters(value)) throw new ValidationError(`${field} must not contain line breaks or control characters`);
+  const subject = value.trim();
+  if (subject === '') throw new ValidationError(`${field} must not be empty`);
+  if (subject.length > MAX_SUBJECT_LENGTH) throw new ValidationError(`${field} must be at most ${MAX_SUBJECT_LENGTH} characters long`);
+  return subject;
+}
+
 function parseReplyTo(value: SendInput['reply_to'], options: MailboxOptions): Mailbox[] {
   if (!value) return [];
-  if (typeof value === 'string') return [mailboxOrThrow('reply_to', value, options)];
+  if (typeof value === 'string') return [parseMailboxField('reply_to', value, options)];
   if (value.length > MAX_RECIPIENTS) {
     throw new ValidationError(`reply_to must contain at most ${MAX_RECIPIENTS} addresses (got ${value.length})`);
   }
-  return value.map((v, index) => mailboxOrThrow(`reply_to[${index}]`, v, options));
+  return value.map((v, index) => parseMailboxField(`reply_to[${index}]`, v, options));
 }
 
-function mailboxOrThrow(field: string, value: string, options: MailboxOptions): Mailbox {
+/**
+ * The send rules for one mailbox (`address` or `Name <address>`, email-address.ts), refusals naming
+ * `field`: the JSON field here, the message's header for SMTP submission (submission/address-headers.ts).
+ */
+export function parseMailboxField(field: string, value: string, options: MailboxOptions): Mailbox {
   const parsed = parseMailbox(value, options);
   if (parsed === 'control-characters') throw new ValidationError(`${field} must not contain line breaks or control characters`);
   if (parsed === 'non-ascii-local-part') {

@@ -13,6 +13,7 @@ import { tagsJson } from '../sending/tags.js';
 import { parseSendRequest, type SendInput, type SendRequest } from './send-request.js';
 import { checkKeyDomain, checkSenderDomain, sendableDomains } from './sender-domain.js';
 import type { Metrics, SendWay } from '../observability/index.js';
+import type { RecipientLimit } from '../sending/recipient-limit.js';
 
 /** The most sends one POST /v1/send/batch may carry (DESIGN.md, "Send extensions"). */
 export const MAX_BATCH_SENDS = 100;
@@ -33,12 +34,19 @@ export interface SendResult {
   error?: string;
 }
 
+export interface SendServiceOptions {
+  /** Hears of every send accepted with someone to deliver to, once it is durable. */
+  onAccepted?: () => void;
+  metrics?: Pick<Metrics, 'sendsAnswered'>;
+  /** The workspace's recipients per minute (sending/recipient-limit.ts); without it, none. */
+  recipientLimit?: RecipientLimit;
+}
+
 export function createSendService(
   store: Store,
   writer: AcceptedSendWriter,
   config: Pick<Config, 'provider' | 'smtpUtf8'>,
-  onAccepted?: () => void,
-  metrics?: Pick<Metrics, 'sendsAnswered'>,
+  { onAccepted, metrics, recipientLimit }: SendServiceOptions = {},
 ) {
   // A non-ASCII local part needs SMTPUTF8 on the way out: the sandbox keeps mail here, a relay must be declared to take it.
   const mailboxOptions = { utf8LocalPart: config.provider === 'sandbox' || (config.provider === 'smtp' && config.smtpUtf8) };
@@ -63,6 +71,24 @@ export function createSendService(
     return settle(prepared, await writer.write(prepared.send));
   }
 
+  /**
+   * Runs `write` once `requests`' recipients are taken from the workspace's budget, which refuses the
+   * whole request before anything is written; recipients of a request that is then not written (the
+   * store down, the key deleted meanwhile) are given back, so its retry is not counted twice.
+   */
+  async function withinRecipientLimit<T>(workspaceId: string, requests: SendRequest[], write: () => Promise<T>): Promise<T> {
+    if (!recipientLimit) return write();
+    const recipients = requests.reduce((sum, request) => sum + request.to.length + request.cc.length + request.bcc.length, 0);
+    const taken = await recipientLimit.take(workspaceId, recipients);
+    try {
+      return await write();
+    } catch (error) {
+      // The refusal answers as it is; should the counters be away too, the recipients stay counted.
+      await taken.giveBack().catch(() => {});
+      throw error;
+    }
+  }
+
   return {
     /** The domains this workspace may send from now (sender-domain.ts). */
     senderDomains: (workspaceId: string) => sendableDomains(store.domains, config, workspaceId),
@@ -79,14 +105,15 @@ export function createSendService(
     async accept(workspaceId: string, input: SendInput, key: SendingKey | null = null, way: SendWay = 'http'): Promise<SendResult> {
       const request = parseSendRequest(input, mailboxOptions);
       if (key?.domainId) await checkKeyDomain(store.domains, workspaceId, key.domainId, domainOf(request.from.address));
-      let result: SendResult;
-      try {
-        result = await acceptOne(workspaceId, request, key, true);
-      } catch (error) {
-        // The domain memory said verified no longer is: read again, the send is written as what it is now (`failed`, with why).
-        if (!(error instanceof SenderDomainChangedError)) throw error;
-        result = await acceptOne(workspaceId, request, key, false);
-      }
+      const result = await withinRecipientLimit(workspaceId, [request], async () => {
+        try {
+          return await acceptOne(workspaceId, request, key, true);
+        } catch (error) {
+          // The domain memory said verified no longer is: read again, the send is written as what it is now (`failed`, with why).
+          if (!(error instanceof SenderDomainChangedError)) throw error;
+          return acceptOne(workspaceId, request, key, false);
+        }
+      });
       metrics?.sendsAnswered(way, [result.status]);
       return result;
     },
@@ -135,7 +162,7 @@ export function createSendService(
       const group = randomUUID();
       const prepared = requests.map((request, i) => prepareSend(workspaceId, request, problems[i] ?? null, key, { group }));
       // Written in one turn, so all join one writer batch; the group keeps them together should it fail.
-      const written = await Promise.all(prepared.map((p) => writer.write(p.send)));
+      const written = await withinRecipientLimit(workspaceId, requests, () => Promise.all(prepared.map((p) => writer.write(p.send))));
       const results = prepared.map((p, i) => settle(p, written[i]!));
       metrics?.sendsAnswered(way, results.map((r) => r.status));
       return results;

@@ -1,10 +1,11 @@
-import type { AddressObject, Attachment, EmailAddress, SimpleParserOptions } from 'mailparser';
+import type { Attachment, EmailAddress, SimpleParserOptions } from 'mailparser';
 import { detectExtension } from 'nodemailer/lib/mime-funcs';
 import { ValidationError } from '../errors.js';
-import { ATTACHMENT_LIMIT, MAX_ATTACHMENT_BYTES, megabytes } from '../sending/attachments/attachment-rules.js';
-import { headerGivenTwice, isMailroomHeader } from '../services/custom-headers.js';
+import { ATTACHMENT_LIMIT, checkAttachments, MAX_ATTACHMENT_BYTES, megabytes, type AttachmentFieldName } from '../sending/attachments/attachment-rules.js';
+import { headerGivenTwice, reservedHeader } from '../services/custom-headers.js';
 import { formatMailbox, normalizeAddress } from '../services/email-address.js';
-import type { SendInput } from '../services/send-request.js';
+import { parseSubjectField, type SendInput } from '../services/send-request.js';
+import { addressHeader } from './address-headers.js';
 import { MessageTooBigError } from './replies.js';
 
 /** The SMTP envelope of one submitted message. */
@@ -14,15 +15,6 @@ export interface SubmissionEnvelope {
   /** RCPT TO, in the order given: who receives the message. */
   rcptTo: string[];
 }
-
-/**
- * Headers of an earlier hop that describe its transport, not the message:
- * dropped like the ones Mailroom writes itself (Received, DKIM-Signature, …).
- */
-const TRACE_HEADERS = new Set(['delivered-to', 'x-original-to', 'authentication-results', 'received-spf']);
-const TRACE_PREFIXES = ['arc-'];
-
-const isTraceHeader = (lower: string) => TRACE_HEADERS.has(lower) || TRACE_PREFIXES.some((prefix) => lower.startsWith(prefix));
 
 // No text derived from the HTML (Mailroom makes its own text part, as for an HTTP send without `text`),
 // no HTML derived from text, and an attached message kept whole as an attachment.
@@ -35,6 +27,9 @@ const PARSER_OPTIONS = { skipHtmlToText: true, skipTextToHtml: true, skipImageLi
  * so they are not listed either), and every other envelope recipient is a
  * Bcc. The sender is the From header (MAIL FROM only when there is none):
  * Mailroom writes its own envelope sender, a return path per recipient.
+ * The fields the sender wrote pass the send rules here, refusals naming the
+ * header or part (From, Subject, attachment 2's file name); the acceptance
+ * service applies the same rules again to the whole.
  */
 export async function sendInputFromMail(raw: Buffer, envelope: SubmissionEnvelope): Promise<SendInput> {
   // Loaded with the first message: mailparser and its charset tables are megabytes a start need not hold.
@@ -44,8 +39,8 @@ export async function sendInputFromMail(raw: Buffer, envelope: SubmissionEnvelop
   const recipients = new Map<string, string>();
   for (const address of envelope.rcptTo) if (!recipients.has(normalizeAddress(address))) recipients.set(normalizeAddress(address), address);
   const named = new Set<string>();
-  const inEnvelope = (field: AddressObject | AddressObject[] | undefined) =>
-    mailboxesOf(field)
+  const inEnvelope = (mailboxes: EmailAddress[]) =>
+    mailboxes
       .filter((mailbox) => {
         const key = normalizeAddress(mailbox.address!);
         if (!recipients.has(key) || named.has(key)) return false;
@@ -53,19 +48,20 @@ export async function sendInputFromMail(raw: Buffer, envelope: SubmissionEnvelop
         return true;
       })
       .map(formatted);
-  const to = inEnvelope(parsed.to);
-  const cc = inEnvelope(parsed.cc);
+  const lines = parsed.headerLines;
+  const to = inEnvelope(addressHeader('To', lines, parsed.to));
+  const cc = inEnvelope(addressHeader('Cc', lines, parsed.cc));
   const bcc = [...recipients].filter(([key]) => !named.has(key)).map(([, address]) => address);
   if (to.length === 0) {
     throw new ValidationError('To must name at least one of the envelope recipients (RCPT TO): a message is not sent to Bcc recipients alone');
   }
 
-  const from = mailboxesOf(parsed.from);
+  const from = addressHeader('From', lines, parsed.from);
   if (from.length > 1) throw new ValidationError(`From must name one mailbox (got ${from.length})`);
   const fromEmail = from.length === 1 ? formatted(from[0]!) : envelope.mailFrom;
   if (!fromEmail) throw new ValidationError('from_email is required: the message has no From header and a null envelope sender');
 
-  const replyTo = mailboxesOf(parsed.replyTo).map(formatted);
+  const replyTo = addressHeader('Reply-To', lines, parsed.replyTo).map(formatted);
   const html = typeof parsed.html === 'string' && parsed.html !== '' ? lf(parsed.html) : null;
   // With skipHtmlToText an HTML part yields '' in `text`: no text part was written.
   const text = parsed.text && parsed.text.trim() !== '' ? lf(parsed.text) : null;
@@ -75,16 +71,22 @@ export async function sendInputFromMail(raw: Buffer, envelope: SubmissionEnvelop
     ...(cc.length > 0 ? { cc } : {}),
     ...(bcc.length > 0 ? { bcc } : {}),
     from_email: fromEmail,
-    subject: parsed.subject ?? '',
+    subject: parseSubjectField('Subject', parsed.subject ?? ''),
     html,
     text,
     ...(replyTo.length > 0 ? { reply_to: replyTo.length === 1 ? replyTo[0]! : replyTo } : {}),
-    ...customHeaders(parsed.headerLines),
+    ...customHeaders(lines),
     ...attachmentsOf(parsed.attachments),
   };
 }
 
-/** The headers a send may carry: every header but those Mailroom writes itself and the trace of earlier hops, values unfolded as written. */
+/**
+ * The headers a send may carry, values unfolded as written: every header but those a send may not give
+ * (custom-headers.ts), which are dropped rather than refused. A mail client writes Date, Message-ID and
+ * MIME-Version, and a relay submitting for others (Postfix's relayhost) brings the Received,
+ * Authentication-Results and DKIM-Signature headers of the hops before it: they describe its earlier
+ * transport, not the message, and refusing them would refuse every relayed message.
+ */
 function customHeaders(lines: readonly { key: string; line: string }[]): Pick<SendInput, 'headers'> {
   const headers: Record<string, string> = {};
   const seen = new Set<string>();
@@ -93,7 +95,7 @@ function customHeaders(lines: readonly { key: string; line: string }[]): Pick<Se
     if (colon <= 0) continue;
     const name = line.slice(0, colon).trim();
     const lower = name.toLowerCase();
-    if (isMailroomHeader(lower) || isTraceHeader(lower)) continue;
+    if (reservedHeader(name)) continue;
     // The send rules take each name once; a Record would keep the last silently.
     if (seen.has(lower)) throw new ValidationError(headerGivenTwice(name));
     seen.add(lower);
@@ -102,29 +104,27 @@ function customHeaders(lines: readonly { key: string; line: string }[]): Pick<Se
   return seen.size > 0 ? { headers } : {};
 }
 
+/** An attachment's fields in a refusal, as the message has them: `attachment 2's file name`. */
+const PART_PROPERTIES = { filename: 'file name', content_type: 'Content-Type', content_id: 'Content-ID', content: 'content' } as const;
+const partField: AttachmentFieldName = (index, property) => `attachment ${index + 1}'s ${PART_PROPERTIES[property]}`;
+
 /** Attachments as the send rules take them: base64 content, the part's type, and a content_id for inline (related) parts. */
 function attachmentsOf(attachments: Attachment[]): Pick<SendInput, 'attachments'> {
   if (attachments.length === 0) return {};
   const bytes = attachments.reduce((sum, attachment) => sum + attachment.content.length, 0);
   // Refused here, as too big (552), rather than by the send rules as invalid: the size is what is wrong.
   if (bytes > MAX_ATTACHMENT_BYTES) throw new MessageTooBigError(`attachments must be at most ${ATTACHMENT_LIMIT} together (got ${megabytes(bytes)})`);
-  return {
-    attachments: attachments.map((attachment, index) => {
-      const inline = attachment.cid !== undefined && attachment.cid !== '' && (attachment.related || attachment.contentDisposition === 'inline');
-      return {
-        filename: attachment.filename || `attachment-${index + 1}.${detectExtension(attachment.contentType)}`,
-        content: attachment.content.toString('base64'),
-        content_type: attachment.contentType,
-        ...(inline ? { content_id: attachment.cid! } : {}),
-      };
-    }),
-  };
-}
-
-/** The mailboxes of an address header, groups opened, those without an address left out. */
-function mailboxesOf(field: AddressObject | AddressObject[] | undefined): EmailAddress[] {
-  const flat = (list: EmailAddress[]): EmailAddress[] => list.flatMap((entry) => (entry.group ? flat(entry.group) : entry.address ? [entry] : []));
-  return (Array.isArray(field) ? field : field ? [field] : []).flatMap((object) => flat(object.value));
+  const fields = attachments.map((attachment, index) => {
+    const inline = attachment.cid !== undefined && attachment.cid !== '' && (attachment.related || attachment.contentDisposition === 'inline');
+    return {
+      filename: attachment.filename || `attachment-${index + 1}.${detectExtension(attachment.contentType)}`,
+      content_type: attachment.contentType,
+      ...(inline ? { content_id: attachment.cid! } : {}),
+    };
+  });
+  // The content is checked empty: Mailroom encodes it itself, only the names and types are the sender's.
+  checkAttachments(fields.map((field) => ({ ...field, content: '' })), partField);
+  return { attachments: fields.map((field, index) => ({ ...field, content: attachments[index]!.content.toString('base64') })) };
 }
 
 const formatted = (mailbox: EmailAddress) => formatMailbox({ name: mailbox.name, address: mailbox.address! });

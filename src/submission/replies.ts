@@ -1,4 +1,4 @@
-import { ForbiddenError, RateLimitError, ServiceUnavailableError, ValidationError } from '../errors.js';
+import { ForbiddenError, RateLimitError, RecipientLimitError, ServiceUnavailableError, ValidationError } from '../errors.js';
 
 /**
  * Every reply the submission server words itself, in one table (README,
@@ -14,6 +14,7 @@ export const SUBMISSION_REPLIES = {
   authThrottled: { code: 454, text: (seconds: number) => `4.7.0 Too many failed authentications from your address; try again in ${seconds} s` },
   authUnavailable: { code: 454, text: () => '4.7.0 Temporary authentication failure, please try again later' },
   rateLimited: { code: 451, text: (seconds: number) => `4.7.1 Rate limit exceeded; try again in ${seconds} s` },
+  recipientsLimited: { code: 451, text: (limit: number, seconds: number) => `4.7.1 Rate limit exceeded: the workspace may send to ${limit} recipients per minute; try again in ${seconds} s` },
   tooManyRecipients: { code: 452, text: (max: number) => `4.5.3 Too many recipients (at most ${max} per message)` },
   badRecipient: { code: 553, text: () => '5.1.3 Recipient address rejected: not a valid e-mail address' },
   tooBig: { code: 552, text: (why: string) => `5.3.4 Message too big: ${why}` },
@@ -48,6 +49,9 @@ export function replyForError(error: unknown): { reply: SmtpReplyError; internal
   if (error instanceof MessageTooBigError) return { reply: smtpReply(r.tooBig.code, r.tooBig.text(error.message)), internal: false };
   if (error instanceof ValidationError) return { reply: smtpReply(r.invalid.code, r.invalid.text(error.message)), internal: false };
   if (error instanceof ForbiddenError) return { reply: smtpReply(r.notAllowed.code, r.notAllowed.text(error.message)), internal: false };
+  if (error instanceof RecipientLimitError) {
+    return { reply: smtpReply(r.recipientsLimited.code, r.recipientsLimited.text(error.budget.limit, error.retryAfterSeconds)), internal: false };
+  }
   if (error instanceof RateLimitError) return { reply: smtpReply(r.rateLimited.code, r.rateLimited.text(error.retryAfterSeconds)), internal: false };
   if (error instanceof ServiceUnavailableError) return { reply: smtpReply(r.unavailable.code, r.unavailable.text()), internal: false };
   return { reply: smtpReply(r.internal.code, r.internal.text()), internal: true };

@@ -61,8 +61,9 @@ const secondsUntil = (resetAt: number) => Math.max(1, resetAt - Math.floor(Date.
  * that speak only SMTP send through Mailroom. STARTTLS, then AUTH PLAIN or
  * LOGIN as `mailroom` with an API key; each message is read into the body of
  * POST /v1/send and given to the same acceptance service, counted against the
- * key's `send` budget, and answered 250 with its message id only once it is
- * recorded. Replies: replies.ts.
+ * key's `send` budget (its recipients, by that service, against the
+ * workspace's recipients per minute), and answered 250 with its message id
+ * only once it is recorded. Replies: replies.ts.
  */
 export async function startSubmissionServer(
   settings: SubmissionSettings,

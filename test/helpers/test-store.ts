@@ -14,6 +14,29 @@ export const TEST_ADMIN_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgre
 /** Redis for the rate-limit tests, or undefined when the runner found none (a local run without it). */
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL === undefined ? 'redis://127.0.0.1:6379' : process.env.TEST_REDIS_URL || undefined;
 
+/** Where rate-limit tests keep their counters: this process's memory and, when the run has Redis, Redis. */
+export const COUNTER_STORES = TEST_REDIS_URL ? (['memory', 'redis'] as const) : (['memory'] as const);
+
+/** Removes a test's counters (every key under `prefix`) from the shared Redis. */
+export async function deleteRedisKeys(prefix: string): Promise<void> {
+  // Loaded here only: every test imports this file, and most never touch Redis.
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(TEST_REDIS_URL!);
+  try {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Fresh counters of a kind: the environment that selects them (in Redis, under a key prefix of their own) and their removal. */
+export function freshCounters(kind: (typeof COUNTER_STORES)[number]): { env: Record<string, string>; drop(): Promise<void> } {
+  if (kind === 'memory') return { env: {}, drop: async () => {} };
+  const prefix = `mailroom-test:${process.pid}:${randomBytes(6).toString('hex')}:`;
+  return { env: { REDIS_URL: TEST_REDIS_URL!, REDIS_KEY_PREFIX: prefix }, drop: () => deleteRedisKeys(prefix) };
+}
+
 export interface FreshStore {
   /** Environment that points Mailroom at the store (MAILROOM_DATA_DIR, and DATABASE_URL on PostgreSQL). */
   env: Record<string, string>;

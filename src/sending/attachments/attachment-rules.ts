@@ -40,6 +40,10 @@ const MIME_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(\\s*;\\s*${TOKEN}=(${TOKEN}|"[^
 /** A Content-ID's inside: printable ASCII, no space, no angle brackets. */
 const CONTENT_ID = /^[\x21-\x3b\x3d\x3f-\x7e]+$/;
 
+/** What an attachment's property is called in a refusal: the JSON field by default (`attachments[0].filename`). */
+export type AttachmentFieldName = (index: number, property: 'filename' | 'content_type' | 'content_id' | 'content') => string;
+const JSON_FIELD_NAME: AttachmentFieldName = (index, property) => `attachments[${index}].${property}`;
+
 /** `41.2 MB`: MB as the limit counts them (MiB). */
 export function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
@@ -47,10 +51,11 @@ export function megabytes(bytes: number): string {
 
 /**
  * The total decoded size of a send's attachments, after checking every rule
- * but the decoding itself; throws a ValidationError naming the field. Nothing
- * is allocated for the content yet.
+ * but the decoding itself; throws a ValidationError naming the field as
+ * `fieldName` calls it (SMTP submission names the MIME part). Nothing is
+ * allocated for the content yet.
  */
-export function checkAttachments(input: AttachmentInput[] | null | undefined): number {
+export function checkAttachments(input: AttachmentInput[] | null | undefined, fieldName: AttachmentFieldName = JSON_FIELD_NAME): number {
   if (!input || input.length === 0) return 0;
   if (input.length > MAX_ATTACHMENTS) {
     throw new ValidationError(`attachments must contain at most ${MAX_ATTACHMENTS} attachments (got ${input.length})`);
@@ -58,16 +63,15 @@ export function checkAttachments(input: AttachmentInput[] | null | undefined): n
   let total = 0;
   const contentIds = new Set<string>();
   input.forEach((item, index) => {
-    const field = `attachments[${index}]`;
-    checkFilename(field, item.filename);
-    if (item.content_type !== undefined && item.content_type !== null) checkContentType(field, item.content_type);
-    const contentId = contentIdOf(field, item.content_id);
+    checkFilename(fieldName(index, 'filename'), item.filename);
+    if (item.content_type !== undefined && item.content_type !== null) checkContentType(fieldName(index, 'content_type'), item.content_type);
+    const contentId = contentIdOf(fieldName(index, 'content_id'), item.content_id);
     if (contentId !== null) {
-      if (contentIds.has(contentId)) throw new ValidationError(`${field}.content_id "${contentId}" is given twice`);
+      if (contentIds.has(contentId)) throw new ValidationError(`${fieldName(index, 'content_id')} "${contentId}" is given twice`);
       contentIds.add(contentId);
     }
     const check = checkBase64(item.content);
-    if (!check.ok) throw new ValidationError(`${field}.content must be base64 (got ${check.problem})`);
+    if (!check.ok) throw new ValidationError(`${fieldName(index, 'content')} must be base64 (got ${check.problem})`);
     total += check.decodedBytes;
   });
   if (total > MAX_ATTACHMENT_BYTES) {
@@ -92,7 +96,7 @@ export function attachmentRows(messageId: string, workspaceId: string, input: At
       workspace_id: workspaceId,
       filename: item.filename,
       content_type: item.content_type?.trim() || detectMimeType(item.filename),
-      content_id: contentIdOf('attachments', item.content_id),
+      content_id: contentIdOf('attachments.content_id', item.content_id),
       size_bytes: content.byteLength,
       content,
     };
@@ -100,37 +104,37 @@ export function attachmentRows(messageId: string, workspaceId: string, input: At
 }
 
 function checkFilename(field: string, filename: string): void {
-  if (filename.trim() === '') throw new ValidationError(`${field}.filename must not be empty`);
-  if (hasControlCharacters(filename)) throw new ValidationError(`${field}.filename must not contain line breaks or control characters`);
+  if (filename.trim() === '') throw new ValidationError(`${field} must not be empty`);
+  if (hasControlCharacters(filename)) throw new ValidationError(`${field} must not contain line breaks or control characters`);
   if (filename.length > MAX_FILENAME_LENGTH) {
-    throw new ValidationError(`${field}.filename must be at most ${MAX_FILENAME_LENGTH} characters long`);
+    throw new ValidationError(`${field} must be at most ${MAX_FILENAME_LENGTH} characters long`);
   }
   const base = filename.replace(/[.\s]+$/, '');
   const dot = base.lastIndexOf('.');
   const extension = dot >= 0 ? base.slice(dot + 1).toLowerCase() : '';
   if (BLOCKED.has(extension)) {
-    throw new ValidationError(`${field}.filename has a blocked file type (.${extension}): executables cannot be attached`);
+    throw new ValidationError(`${field} has a blocked file type (.${extension}): executables cannot be attached`);
   }
 }
 
 function checkContentType(field: string, contentType: string): void {
-  if (hasControlCharacters(contentType)) throw new ValidationError(`${field}.content_type must not contain line breaks or control characters`);
+  if (hasControlCharacters(contentType)) throw new ValidationError(`${field} must not contain line breaks or control characters`);
   if (!MIME_TYPE.test(contentType.trim())) {
-    throw new ValidationError(`${field}.content_type must be a MIME type such as application/pdf (got ${JSON.stringify(contentType)})`);
+    throw new ValidationError(`${field} must be a MIME type such as application/pdf (got ${JSON.stringify(contentType)})`);
   }
 }
 
-/** The Content-ID without angle brackets (`<logo>` and `logo` are the same), or null for none. */
+/** The Content-ID without angle brackets (`<logo>` and `logo` are the same), or null for none; refusals name `field`. */
 function contentIdOf(field: string, value: string | null | undefined): string | null {
   if (value === undefined || value === null) return null;
-  if (hasControlCharacters(value)) throw new ValidationError(`${field}.content_id must not contain line breaks or control characters`);
+  if (hasControlCharacters(value)) throw new ValidationError(`${field} must not contain line breaks or control characters`);
   const bare = value.trim().replace(/^<(.*)>$/, '$1');
-  if (bare === '') throw new ValidationError(`${field}.content_id must not be empty`);
+  if (bare === '') throw new ValidationError(`${field} must not be empty`);
   if (bare.length > MAX_CONTENT_ID_LENGTH) {
-    throw new ValidationError(`${field}.content_id must be at most ${MAX_CONTENT_ID_LENGTH} characters long`);
+    throw new ValidationError(`${field} must be at most ${MAX_CONTENT_ID_LENGTH} characters long`);
   }
   if (!CONTENT_ID.test(bare)) {
-    throw new ValidationError(`${field}.content_id must be printable ASCII without spaces or angle brackets (got ${JSON.stringify(value)})`);
+    throw new ValidationError(`${field} must be printable ASCII without spaces or angle brackets (got ${JSON.stringify(value)})`);
   }
   return bare;
 }

@@ -97,10 +97,12 @@ export function createIdempotencyService(repo: IdempotencyRepository, options: I
      * Stores the answer of a request that ran: every answer below 500 is kept
      * and replayed (a 4xx from the rules would be the same again, as Stripe
      * does). A 5xx releases the key: the send did not complete (its transaction
-     * rolled back), so a retry with the same key must be able to run.
+     * rolled back), so a retry with the same key must be able to run. So does
+     * a 429 (the workspace's recipients per minute, counted once the body is
+     * read): the same request passes once the window has turned.
      */
     async finish(workspaceId: string, key: string, lease: string, response: StoredResponse): Promise<void> {
-      if (response.status >= 500) await repo.release(workspaceId, key, lease);
+      if (response.status >= 500 || response.status === 429) await repo.release(workspaceId, key, lease);
       else await repo.complete(workspaceId, key, lease, response);
     },
 
