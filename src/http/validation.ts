@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import { Type } from 'typebox';
 import { ValidationError } from '../errors.js';
 
 /**
@@ -82,6 +83,18 @@ function article(type: string): string {
   };
   return names[type] ?? `of type ${type}`;
 }
+
+/**
+ * `limit` and `offset` of a paged list (/v1's and the dashboard's logs and
+ * suppression list). Query text is coerced to a number, and
+ * `99999999999999999999` is one: bounded here, such an offset answers 400
+ * rather than reach the store, which cannot bind it (a 500: "datatype
+ * mismatch" on SQLite, out of range on PostgreSQL).
+ */
+export const PAGING = {
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+  offset: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }),
+};
 
 /** A query string that may hold nothing: what a route that declares no parameters validates against. */
 const NO_PARAMETERS = { type: 'object', properties: {}, additionalProperties: false } as const;
