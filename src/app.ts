@@ -4,8 +4,11 @@ import { fail } from './http/envelope.js';
 import type { Config } from './config.js';
 import { HEALTH_PATH, registerApiGuard } from './http/api-guard.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { answerRequestsFastifyNeverSees, clientErrorHandler } from './http/connection-errors.js';
+import { refuseBadRequestTargets } from './http/request-limits.js';
+import { serverLimits } from './http/server-limits.js';
 import { LOGGED_HEADER_SECRETS, RequestLogController, requestLogSerializer } from './http/request-log.js';
-import { formatValidationError, refuseNulInUrl, refuseUnknownQueryParameters, validatorCompiler } from './http/validation.js';
+import { formatValidationError, refuseUnknownQueryParameters, validatorCompiler } from './http/validation.js';
 import apiKeyRoutes from './routes/api-keys.js';
 import domainRoutes from './routes/domains.js';
 import healthRoutes from './routes/health.js';
@@ -50,6 +53,9 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
     logController: new RequestLogController(),
     ...requestIdOptions,
     bodyLimit: MAX_BODY_BYTES,
+    // Timeouts and sizes of the HTTP connection (http/server-limits.ts), and the envelope for what Node refuses there.
+    ...serverLimits(config.httpRequestTimeoutMs),
+    clientErrorHandler: clientErrorHandler(config.httpRequestTimeoutMs),
     trustProxy: config.trustProxy,
     schemaErrorFormatter: formatValidationError,
     // Errors Fastify meets before routing (a path whose percent-encoding is broken) answer in the envelope too.
@@ -60,6 +66,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
 
   // Every request body is JSON (SPEC.md §1): other types answer 415 rather than reaching a schema as a string.
   app.removeContentTypeParser('text/plain');
+  answerRequestsFastifyNeverSees(app.server);
   app.setValidatorCompiler(validatorCompiler);
   app.decorate('services', services);
   registerErrorHandling(app);
@@ -73,7 +80,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
     rateLimiter: services.rateLimiter,
     limits: config.rateLimits,
   });
-  refuseNulInUrl(app);
+  refuseBadRequestTargets(app, [HEALTH_PATH, OPENAPI_PATH]);
   // After the guard's onRequest hook, so a replay is counted and carries fresh rate-limit headers.
   registerIdempotency(app, services.idempotency);
   // Before the routes: the document is made of their schemas.

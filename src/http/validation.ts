@@ -1,7 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 import { Type } from 'typebox';
-import { ValidationError } from '../errors.js';
 
 /**
  * Bodies are validated strictly (no type coercion, unknown fields refused so a
@@ -110,16 +109,5 @@ export function refuseUnknownQueryParameters(app: FastifyInstance, except: strin
   app.addHook('onRoute', (route) => {
     if (except.includes(route.url) || route.schema?.querystring) return;
     route.schema = { ...route.schema, querystring: NO_PARAMETERS };
-  });
-}
-
-/**
- * A NUL (`%00`) anywhere in the request's path or query answers 400. No id, address or search term
- * holds one, and PostgreSQL's text cannot: looked up as given, `GET /v1/messages/%00` was a 500 there
- * (and a 404 on SQLite). After the guard, so such a request is authenticated and counted like any other.
- */
-export function refuseNulInUrl(app: FastifyInstance): void {
-  app.addHook('preValidation', (request, _reply, done) => {
-    done(request.url.includes('%00') ? new ValidationError('The request URL must not contain NUL characters (%00)') : undefined);
   });
 }
