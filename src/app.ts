@@ -40,10 +40,15 @@ export interface AppOptions {
   config: Config;
   services: Services;
   logger?: FastifyServerOptions['logger'];
+  /**
+   * Called once the app's own hooks are in place, before its first route: hooks added here run for every
+   * route (a plugin's routes take the hooks of the moment it is registered). Tests observe the routes here.
+   */
+  beforeRoutes?: (app: App) => void;
 }
 
 /** The whole HTTP API as one Fastify instance; `server.ts` only boots it, tests `inject` into it. */
-export async function buildApp({ config, services, logger }: AppOptions): Promise<App> {
+export async function buildApp({ config, services, logger, beforeRoutes }: AppOptions): Promise<App> {
   const app = Fastify({
     // Fastify's request serializer logs no headers today; the redaction keeps
     // keys, the dashboard's session cookie and its CSRF token out of the log
@@ -83,6 +88,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   refuseBadRequestTargets(app, [HEALTH_PATH, OPENAPI_PATH]);
   // After the guard's onRequest hook, so a replay is counted and carries fresh rate-limit headers.
   registerIdempotency(app, services.idempotency);
+  beforeRoutes?.(app);
   // Before the routes: the document is made of their schemas.
   await registerOpenApi(app);
 
