@@ -4,8 +4,11 @@ import { fail } from './http/envelope.js';
 import type { Config } from './config.js';
 import { HEALTH_PATH, registerApiGuard } from './http/api-guard.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { answerRequestsFastifyNeverSees, clientErrorHandler } from './http/connection-errors.js';
+import { refuseBadRequestTargets } from './http/request-limits.js';
+import { serverLimits } from './http/server-limits.js';
 import { LOGGED_HEADER_SECRETS, RequestLogController, requestLogSerializer } from './http/request-log.js';
-import { formatValidationError, refuseNulInUrl, refuseUnknownQueryParameters, validatorCompiler } from './http/validation.js';
+import { formatValidationError, refuseUnknownQueryParameters, validatorCompiler } from './http/validation.js';
 import apiKeyRoutes from './routes/api-keys.js';
 import domainRoutes from './routes/domains.js';
 import healthRoutes from './routes/health.js';
@@ -37,10 +40,15 @@ export interface AppOptions {
   config: Config;
   services: Services;
   logger?: FastifyServerOptions['logger'];
+  /**
+   * Called once the app's own hooks are in place, before its first route: hooks added here run for every
+   * route (a plugin's routes take the hooks of the moment it is registered). Tests observe the routes here.
+   */
+  beforeRoutes?: (app: App) => void;
 }
 
 /** The whole HTTP API as one Fastify instance; `server.ts` only boots it, tests `inject` into it. */
-export async function buildApp({ config, services, logger }: AppOptions): Promise<App> {
+export async function buildApp({ config, services, logger, beforeRoutes }: AppOptions): Promise<App> {
   const app = Fastify({
     // Fastify's request serializer logs no headers today; the redaction keeps
     // keys, the dashboard's session cookie and its CSRF token out of the log
@@ -50,6 +58,9 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
     logController: new RequestLogController(),
     ...requestIdOptions,
     bodyLimit: MAX_BODY_BYTES,
+    // Timeouts and sizes of the HTTP connection (http/server-limits.ts), and the envelope for what Node refuses there.
+    ...serverLimits(config.httpRequestTimeoutMs),
+    clientErrorHandler: clientErrorHandler(config.httpRequestTimeoutMs),
     trustProxy: config.trustProxy,
     schemaErrorFormatter: formatValidationError,
     // Errors Fastify meets before routing (a path whose percent-encoding is broken) answer in the envelope too.
@@ -60,6 +71,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
 
   // Every request body is JSON (SPEC.md §1): other types answer 415 rather than reaching a schema as a string.
   app.removeContentTypeParser('text/plain');
+  answerRequestsFastifyNeverSees(app.server);
   app.setValidatorCompiler(validatorCompiler);
   app.decorate('services', services);
   registerErrorHandling(app);
@@ -73,9 +85,10 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
     rateLimiter: services.rateLimiter,
     limits: config.rateLimits,
   });
-  refuseNulInUrl(app);
+  refuseBadRequestTargets(app, [HEALTH_PATH, OPENAPI_PATH]);
   // After the guard's onRequest hook, so a replay is counted and carries fresh rate-limit headers.
   registerIdempotency(app, services.idempotency);
+  beforeRoutes?.(app);
   // Before the routes: the document is made of their schemas.
   await registerOpenApi(app);
 

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { InboundSettings, MetricsSettings, RetentionSettings, SubmissionSettings, WebhookSettings, WorkerSettings } from './config-settings.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS } from './http/server-limits.js';
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_MAX_DELAY_MS, type RetryPolicy } from './delivery/retry-policy.js';
 
 /**
@@ -21,6 +22,7 @@ export const DEFAULT_WORKER_CONCURRENCY = 32;
 export const EnvSchema = Type.Object({
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  HTTP_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: HEADERS_TIMEOUT_MS, default: DEFAULT_REQUEST_TIMEOUT_MS }),
   MAILROOM_DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
@@ -74,6 +76,11 @@ const SECRET_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'MAIL
 export interface Config {
   host: string;
   port: number;
+  /**
+   * Longest an HTTP request may take to arrive, from its first byte to its body's last, a large send's
+   * wait for its turn to be read included (http/server-limits.ts): past it, 408.
+   */
+  httpRequestTimeoutMs: number;
   /** Where the embedded SQLite store lives; unused when `databaseUrl` is set. */
   dataDir: string;
   /** PostgreSQL instead of the embedded store, when set. */
@@ -181,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     host: parsed.HOST,
     port: parsed.PORT,
+    httpRequestTimeoutMs: parsed.HTTP_REQUEST_TIMEOUT_MS,
     dataDir: resolve(parsed.MAILROOM_DATA_DIR),
     databaseUrl: parsed.DATABASE_URL,
     databasePoolSize: parsed.DATABASE_POOL_SIZE,

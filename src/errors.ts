@@ -43,6 +43,11 @@ export class NotFoundError extends AppError {
   readonly statusCode = 404;
 }
 
+/** A request URL longer than the API reads (http/request-limits.ts). */
+export class UrlTooLongError extends AppError {
+  readonly statusCode = 414;
+}
+
 export class ConflictError extends AppError {
   readonly statusCode = 409;
 }

@@ -618,6 +618,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
             /** @description The request body is not JSON. */
             415: {
                 headers: {
@@ -887,6 +909,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
             /** @description The request body is not JSON. */
             415: {
                 headers: {
@@ -1100,6 +1144,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
@@ -1246,6 +1310,26 @@ export interface operations {
             };
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
                     "X-RateLimit-Limit": number;
@@ -1413,6 +1497,26 @@ export interface operations {
             };
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
                     "X-RateLimit-Limit": number;
@@ -1669,6 +1773,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
@@ -1890,6 +2014,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
             /** @description The request body is not JSON. */
             415: {
                 headers: {
@@ -2092,6 +2236,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
@@ -2236,6 +2400,26 @@ export interface operations {
             };
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
                     "X-RateLimit-Limit": number;
@@ -2481,6 +2665,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
             /** @description The request body is not JSON. */
             415: {
                 headers: {
@@ -2704,6 +2908,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
@@ -2886,6 +3110,26 @@ export interface operations {
             };
             /** @description The request body is too large. */
             413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
                     "X-RateLimit-Limit": number;
@@ -3147,6 +3391,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
             /** @description The request body is not JSON. */
             415: {
                 headers: {
@@ -3314,6 +3578,26 @@ export interface operations {
             };
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
                     "X-RateLimit-Limit": number;
@@ -3509,6 +3793,26 @@ export interface operations {
             };
             /** @description The request body is too large. */
             413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
                     "X-RateLimit-Limit": number;
@@ -3767,6 +4071,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
             /** @description The request body is not JSON. */
             415: {
                 headers: {
@@ -3936,6 +4260,26 @@ export interface operations {
             };
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
                     "X-RateLimit-Limit": number;
@@ -4168,6 +4512,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
             /** @description The request body is not JSON. */
             415: {
                 headers: {
@@ -4353,6 +4717,26 @@ export interface operations {
             };
             /** @description No such resource in this workspace. */
             404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
                     "X-RateLimit-Limit": number;
@@ -4571,6 +4955,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
             /** @description The request body is not JSON. */
             415: {
                 headers: {
@@ -4737,6 +5141,26 @@ export interface operations {
             };
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
                     "X-RateLimit-Limit": number;
@@ -4927,6 +5351,26 @@ export interface operations {
             };
             /** @description The request body is too large. */
             413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
                     "X-RateLimit-Limit": number;
@@ -5166,6 +5610,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
@@ -5348,6 +5812,26 @@ export interface operations {
             };
             /** @description The request body is too large. */
             413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
                     "X-RateLimit-Limit": number;
@@ -5585,6 +6069,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
             /** @description The request body is not JSON. */
             415: {
                 headers: {
@@ -5798,6 +6302,26 @@ export interface operations {
             };
             /** @description The request body is too large. */
             413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
                     "X-RateLimit-Limit": number;

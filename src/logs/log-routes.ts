@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspaceOf } from '../http/api-guard.js';
 import { okJson } from '../http/envelope.js';
+import { PAGING } from '../http/validation.js';
 import { apiResponses, Nullable, Tags, Timestamp, TOTAL_COUNT } from '../openapi/index.js';
 
 // SPEC.md §4.2's parameters as they were, and the search filters; `since`/`until` are checked by the
@@ -9,8 +10,7 @@ import { apiResponses, Nullable, Tags, Timestamp, TOTAL_COUNT } from '../openapi
 // Also the dashboard's (dashboard/): one rule for both ways in.
 export const LogsQuery = Type.Object(
   {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
-    offset: Type.Integer({ minimum: 0, default: 0 }),
+    ...PAGING,
     before: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     type: Type.Optional(Type.Enum(['send', 'bounce', 'complaint'])),
     status: Type.Optional(Type.Enum(['sent', 'delivered', 'bounced', 'complained', 'suppressed', 'failed'])),

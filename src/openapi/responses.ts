@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { URL_TOO_LONG } from '../http/request-limits.js';
 
 /**
  * The pieces every /v1 operation's `response` schema is made of: the
@@ -48,6 +49,7 @@ const ERROR_MEANINGS = {
   404: 'No such resource in this workspace.',
   409: 'The request conflicts with the current state of the resource.',
   413: 'The request body is too large.',
+  414: `${URL_TOO_LONG}.`,
   415: 'The request body is not JSON.',
   429: 'The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded".',
   500: 'An unexpected failure; the message says nothing more ("Internal server error").',
@@ -56,8 +58,8 @@ const ERROR_MEANINGS = {
 
 export type ErrorStatus = keyof typeof ERROR_MEANINGS;
 
-/** Statuses every route behind the API guard can answer: a query parameter it does not know, the key, its scope, its budget, a failure. */
-const GUARDED_ERRORS: ErrorStatus[] = [400, 401, 403, 429, 500, 503];
+/** Statuses every route behind the API guard can answer: a query parameter it does not know, the key, its scope, the URL's length, its budget, a failure. */
+const GUARDED_ERRORS: ErrorStatus[] = [400, 401, 403, 414, 429, 500, 503];
 /** Further statuses of a route that reads a request body (any POST or DELETE: Fastify reads a body sent with them). */
 export const BODY_ERRORS: ErrorStatus[] = [413, 415];
 

@@ -2,14 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspaceOf } from '../http/api-guard.js';
 import { ok } from '../http/envelope.js';
+import { PAGING } from '../http/validation.js';
 import { apiResponses, BODY_ERRORS, Deleted, Nullable, Timestamp, TOTAL_COUNT } from '../openapi/index.js';
 import { SUPPRESSION_REASONS } from '../services/suppression-service.js';
 
 /** Also the dashboard's (dashboard/): one rule for both ways in. */
 export const SuppressionsQuery = Type.Object(
   {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
-    offset: Type.Integer({ minimum: 0, default: 0 }),
+    ...PAGING,
     reason: Type.Optional(Type.Enum([...SUPPRESSION_REASONS])),
   },
   { additionalProperties: false },

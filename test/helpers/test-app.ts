@@ -47,6 +47,8 @@ export interface TestAppOptions {
   webhooks?: boolean;
   /** Run the SMTP submission server, as `serve` does: on SUBMISSION_PORT when the env gives one, else on a free port. */
   submission?: boolean;
+  /** Hooks every route should run, added before the first route (buildApp's beforeRoutes). */
+  beforeRoutes?: (app: App) => void;
 }
 
 /** The real app on a fresh store of its own (SQLite in a temp dir, or a new PostgreSQL database). */
@@ -57,7 +59,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   const runtime = await openRuntime(given, { worker: options.worker ?? false, webhooks: options.webhooks ?? false, submission: options.submission ?? false });
   // With the installation's secret key, as the runtime opened it (MAILROOM_SECRET_KEY, or the data dir's key file).
   const { config, db, store, services } = runtime;
-  const app = await buildApp({ config, services });
+  const app = await buildApp({ config, services, beforeRoutes: options.beforeRoutes });
   // Every answer of a /v1 route is checked against the OpenAPI document: it cannot drift from what the API does.
   const drift = checkResponsesAgainstOpenApi(app);
   await app.ready();
