@@ -83,7 +83,7 @@ GLOBAL_UNICAST_V6.addSubnet('2000::', 3, 'ipv6');
 function ipv6Bytes(address: string): Uint8Array {
   let text = address.replace(/%.*$/, '');
   const words: number[] = [];
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  const dotted = /(?<!\d)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {
     const [a, b, c, d] = dotted[1]!.split('.').map(Number) as [number, number, number, number];
     text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
