@@ -131,6 +131,41 @@ describe('the inbound receiver, bounded', () => {
     }
   });
 
+  it('counts the size of a message as it arrives: past 10 MiB the rest is dropped, 552, and nothing is parsed', async () => {
+    let parses = 0;
+    const parser = createThreadedReportParser();
+    const counted: ReportParse = (head) => {
+      parses++;
+      return parser(head);
+    };
+    const receiver = await startInboundReceiver(settings, createInboundReportService(t.store, t.returnPaths).recordReceived, silent, t.returnPaths, { parse: counted });
+    try {
+      // No SIZE in MAIL FROM: only the bytes themselves show how big the message is.
+      const { socket } = await open(receiver.port, '127.0.0.1');
+      const replies: string[] = [];
+      let buffer = '';
+      socket.on('data', (chunk) => {
+        buffer += chunk.toString();
+        for (let end = buffer.indexOf('\r\n'); end >= 0; end = buffer.indexOf('\r\n')) {
+          replies.push(buffer.slice(0, end));
+          buffer = buffer.slice(end + 2);
+        }
+      });
+      socket.write(`EHLO mta.example.net\r\nMAIL FROM:<>\r\nRCPT TO:<${COMPLAINTS}>\r\nDATA\r\n`);
+      await waitFor(() => replies.some((line) => line.startsWith('354')), 'the go-ahead for the data');
+      const line = `${'x'.repeat(1022)}\r\n`;
+      for (let i = 0; i < 11 * 1024; i++) if (!socket.write(line)) await new Promise((resolve) => socket.once('drain', resolve));
+      socket.write('.\r\n');
+      const answer = await waitFor(() => replies.find((reply) => /^5\d\d /.test(reply)), 'the answer to the data');
+      socket.destroy();
+      assert.match(answer, /^552 5\.3\.4 Message too big \(at most 10485760 bytes\)/);
+      assert.equal(parses, 0);
+    } finally {
+      await receiver.close();
+      await parser.close();
+    }
+  });
+
   it('answers 451 when the parser fails, so the sender keeps the report and retries', async () => {
     const failing: ReportParse = async () => Promise.reject(new ParserUnavailableError('The report parser thread exited (code 1)'));
     const receiver = await startInboundReceiver(settings, createInboundReportService(t.store, t.returnPaths).recordReceived, silent, t.returnPaths, { parse: failing });
@@ -152,6 +187,17 @@ describe('what the parser reads of a message', () => {
       }
     } finally {
       await parser.close();
+    }
+  });
+
+  it('ends the thread of a parse that overruns its deadline, failing every report it held', async () => {
+    const raw = readFileSync(join(FIXTURES, 'postfix-bounce-verp.eml'));
+    // A thread's start (tsx registers itself in it here) alone takes longer than a millisecond.
+    const hurried = createThreadedReportParser({ deadlineMs: 1 });
+    try {
+      await assert.rejects(Promise.all([hurried(raw), hurried(raw)]), (error: Error) => error instanceof ParserUnavailableError && /took over 1 ms to parse/.test(error.message));
+    } finally {
+      await hurried.close();
     }
   });
 

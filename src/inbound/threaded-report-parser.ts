@@ -28,10 +28,10 @@ const CLOSE_WAIT_MS = 2_000;
 /**
  * Parses reports on a thread of their own, so that no report, however it is
  * written, holds the thread that answers HTTP. Should the thread die or a
- * parse overrun PARSE_DEADLINE_MS, the parses it held fail with
+ * parse overrun its deadline (PARSE_DEADLINE_MS), the parses it held fail with
  * ParserUnavailableError and the next parse starts a new thread.
  */
-export function createThreadedReportParser(): ReportParse & { close(): Promise<void> } {
+export function createThreadedReportParser({ deadlineMs = PARSE_DEADLINE_MS } = {}): ReportParse & { close(): Promise<void> } {
   let thread: Worker | undefined;
   let nextId = 0;
   const pending = new Map<number, { resolve(report: TimedReport): void; reject(error: Error): void; deadline: NodeJS.Timeout }>();
@@ -72,7 +72,7 @@ export function createThreadedReportParser(): ReportParse & { close(): Promise<v
   const parse: ReportParse = (head) =>
     new Promise<TimedReport>((resolve, reject) => {
       const id = nextId++;
-      const deadline = setTimeout(() => end(`A report took over ${PARSE_DEADLINE_MS} ms to parse`), PARSE_DEADLINE_MS);
+      const deadline = setTimeout(() => end(`A report took over ${deadlineMs} ms to parse`), deadlineMs);
       pending.set(id, { resolve, reject, deadline });
       const target = start();
       target.ref();
