@@ -80,7 +80,7 @@ export async function startInboundReceiver(
   const gone = new Map<string, { closed: Promise<void>; close(): void }>();
 
   /** Reads the report in its turn, then records it; null when its sender left before its turn came. */
-  async function readAndRecord(head: Buffer, id: string, session: SMTPServerSession) {
+  async function readAndRecord(head: Buffer, id: string, session: SMTPServerSession, rcptTo: string[]) {
     const closed = gone.get(session.id)?.closed;
     const giveBack = await turns.acquire(1, closed).catch(() => null);
     if (!giveBack) return null;
@@ -90,7 +90,7 @@ export async function startInboundReceiver(
     } finally {
       giveBack();
     }
-    const verdict = await record({ report: parsed.report, id }, session.envelope.rcptTo.map((r) => r.address));
+    const verdict = await record({ report: parsed.report, id }, rcptTo);
     return { verdict, parse: { startedAt: parsed.startedAt, ms: parsed.ms } };
   }
 
@@ -124,10 +124,11 @@ export async function startInboundReceiver(
       callback(recipientRefusal(address.address, settings, signer));
     },
     onData(stream, session, callback) {
+      const rcptTo = session.envelope.rcptTo.map((r) => r.address);
       takeReport(stream, INBOUND_MAX_MESSAGE_BYTES)
         .then(async (taken) => {
           if (taken.tooBig) return callback(reply(552, `5.3.4 Message too big (at most ${INBOUND_MAX_MESSAGE_BYTES} bytes)`));
-          const done = await readAndRecord(taken.head, taken.id, session);
+          const done = await readAndRecord(taken.head, taken.id, session, rcptTo);
           if (!done) {
             logger.info({ bytes: taken.bytes }, 'inbound report given up: its sender left before it was read');
             return callback(reply(451, '4.3.0 Temporary failure, please try again later'));

@@ -17,7 +17,7 @@ export type Intake = ({ tooBig: false } & TakenReport) | { tooBig: true; bytes: 
  * Reads a message from the DATA stream as it arrives, its size counted
  * chunk by chunk, and keeps no more of it than the parser reads: the rest
  * passes through the hash and is let go. Reports waiting for their parse hold
- * some 64 KiB each, whatever their size. Past `maxBytes` the rest is read and
+ * 128 KiB each (REPORT_READ_BYTES), whatever their size. Past `maxBytes` the rest is read and
  * dropped, and the message is too big.
  */
 export function takeReport(stream: Readable, maxBytes: number): Promise<Intake> {
