@@ -118,7 +118,7 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
     options.inbound && config.inbound.port !== 0
       ? await startInboundReceiver(
           config.inbound,
-          createInboundReportService(store, returnPaths, metrics).record,
+          createInboundReportService(store, returnPaths, metrics).recordReceived,
           createLogger(config).child({ component: 'inbound' }),
           returnPaths,
         ).catch(failStart)

@@ -42,7 +42,7 @@ describe('bounces and deliveries reported by a real Postfix', () => {
       { DNS_SERVERS: dns.address, WORKER_POLL_MS: '20', MAILROOM_PROVIDER: 'smtp', SMTP_URL: `smtp://127.0.0.1:${postfix.port}` },
       { worker: true },
     );
-    inbound = await startInboundReceiver({ port: inboundPort, host: '127.0.0.1', complaintAddress: 'complaints@mailroom.test' }, createInboundReportService(t.store, t.returnPaths).record, silent, t.returnPaths);
+    inbound = await startInboundReceiver({ port: inboundPort, host: '127.0.0.1', complaintAddress: 'complaints@mailroom.test' }, createInboundReportService(t.store, t.returnPaths).recordReceived, silent, t.returnPaths);
     await addVerifiedDomain(t, dns, DOMAIN);
   });
   after(async () => {

@@ -60,7 +60,7 @@ describe('inbound SMTP receiver', () => {
   let receiver: InboundReceiver;
   before(async () => {
     t = await createTestApp({ RATE_LIMIT_SEND_PER_MIN: '100000' });
-    receiver = await startInboundReceiver(settings, createInboundReportService(t.store, t.returnPaths).record, silent, t.returnPaths);
+    receiver = await startInboundReceiver(settings, createInboundReportService(t.store, t.returnPaths).recordReceived, silent, t.returnPaths);
   });
   after(async () => {
     await receiver.close();

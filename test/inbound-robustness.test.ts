@@ -106,7 +106,8 @@ test('mutated corpus messages never make the parser throw, and parse within boun
 });
 
 test('an address longer than a regular expression may hold still reads as the bounce it is', async () => {
-  const address = `ada@example${'.example'.repeat(40_000)}`;
+  // 60 KB: more than V8 takes in a RegExp ("Regular expression too large"), and the line within the 128 KiB the parser reads (read-limits.ts).
+  const address = `ada@example${'.example'.repeat(7_500)}`;
   const raw = Buffer.from(`From: MAILER-DAEMON@mx.example.org\nSubject: Undelivered Mail Returned to Sender\n\n${address} <${address}>: host unreachable\n`);
   const started = performance.now();
   const { results } = await parseInboundMessage(raw);

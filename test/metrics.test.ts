@@ -47,7 +47,7 @@ describe('GET /metrics', () => {
     cleanups.push(() => t.close());
     const inbound = await startInboundReceiver(
       { port: await freePort(), host: '127.0.0.1', complaintAddress: 'complaints@mailroom.test' },
-      createInboundReportService(t.store, t.returnPaths, t.services.metrics).record,
+      createInboundReportService(t.store, t.returnPaths, t.services.metrics).recordReceived,
       silent,
       t.returnPaths,
     );

@@ -52,7 +52,7 @@ describe('tags in webhook payloads, through a real SMTP relay and the inbound SM
     await addVerifiedDomain(t, dns, DOMAIN);
     const silent = { info() {}, warn() {}, error() {} };
     const settings = { port: 0, host: '127.0.0.1', complaintAddress: 'complaints@mailroom.test' };
-    inbound = await startInboundReceiver(settings, createInboundReportService(t.store, t.returnPaths).record, silent, t.returnPaths);
+    inbound = await startInboundReceiver(settings, createInboundReportService(t.store, t.returnPaths).recordReceived, silent, t.returnPaths);
     const created = await t.call('POST', '/v1/webhooks', { body: { url: hooks.url } });
     assert.equal(created.statusCode, 201, created.body);
     secret = created.json().data.secret;

@@ -48,7 +48,7 @@ const layout: Partial<Help> = {
 function reportErrorsOnOneLine(command: Command): void {
   const where = `mailroom${pathOf(command) ? ` ${pathOf(command)}` : ''}`;
   command.configureOutput({
-    outputError: (message, write) => write(`mailroom: ${message.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ')}; see ${where} --help\n`),
+    outputError: (message, write) => write(`mailroom: ${message.replace(/^error: /, '').trim().replace(/(?<!\s)\s*\n\s*/g, ' ')}; see ${where} --help\n`),
   });
   for (const sub of command.commands) reportErrorsOnOneLine(sub);
 }

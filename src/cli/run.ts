@@ -10,7 +10,7 @@ import { buildProgram } from './program.js';
 /** An error as the one line `mailroom:` prints: no stack, no line breaks, no password of a URL. */
 function oneLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return maskUrlPassword(message.trim().replace(/\s*\n\s*/g, ' '));
+  return maskUrlPassword(message.trim().replace(/(?<!\s)\s*\n\s*/g, ' '));
 }
 
 /**

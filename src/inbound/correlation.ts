@@ -1,6 +1,6 @@
 import { headerBlock, type MimeMessage } from './mime-message.js';
 import { returnedSection } from './mta-formats.js';
-import { firstAddress } from './smtp-text.js';
+import { firstAddress, isAtToken } from './smtp-text.js';
 
 /**
  * What ties an inbound report to the message it is about. The VERP return
@@ -10,7 +10,8 @@ import { firstAddress } from './smtp-text.js';
  * original `Message-ID` found in the returned message or headers.
  */
 
-const MESSAGE_ID_LINE = /^[ \t>]*Message-ID[ \t]*:[ \t]*(<[^<>\s]+>|[^<>\s]+@[^<>\s]+)[ \t]*$/im;
+/** A `Message-ID:` line quoted in text, its value what follows the colon (judged by messageIdToken). */
+const MESSAGE_ID_LINES = /^[ \t>]*Message-ID[ \t]*:(.*)$/gim;
 const MAILROOM_ID_HEADERS = ['x-mailroom-id', 'x-mailroom-message-id'];
 
 /**
@@ -19,7 +20,9 @@ const MAILROOM_ID_HEADERS = ['x-mailroom-id', 'x-mailroom-message-id'];
  * about: what a report may act on is decided by the signature.
  */
 export function messageIdFromReturnPath(address: string): string | null {
-  const match = /^bounce\+([^@.\s]+)[^@\s]*@/i.exec(address.trim().replace(/^<|>$/g, ''));
+  // The id's run is taken whole (a lookahead and its back reference: no backtracking into it), so an
+  // address without an `@` is read once, not once for each length of the run.
+  const match = /^bounce\+(?=([^@.\s]+))\1[^@\s]*@/i.exec(address.trim().replace(/^<|>$/g, ''));
   return match ? match[1]! : null;
 }
 
@@ -28,19 +31,35 @@ export function normalizeMessageId(value: string | null | undefined): string | n
   if (!value) return null;
   const bracketed = /<[^<>\s]+>/.exec(value);
   if (bracketed) return bracketed[0];
-  const bare = /^\s*([^<>\s]+@[^<>\s]+)\s*$/.exec(value);
-  return bare ? `<${bare[1]}>` : null;
+  const bare = value.trim();
+  return isAtToken(bare) ? `<${bare}>` : null;
+}
+
+/** The value of a quoted `Message-ID:` line when it is one id (`<x>` or `a@b`) between spaces or tabs, else null. */
+function messageIdToken(value: string): string | null {
+  const token = value.replace(/^[ \t]+/, '').replace(/(?<![ \t])[ \t]+$/, '');
+  if (token.length > 2 && token.startsWith('<') && token.endsWith('>') && !/[<>\s]/.test(token.slice(1, -1))) return token;
+  return isAtToken(token) ? token : null;
+}
+
+/** The first `Message-ID:` line of the text that quotes one id, its value. */
+function quotedMessageId(text: string): string | undefined {
+  for (const [, value] of text.matchAll(MESSAGE_ID_LINES)) {
+    const token = messageIdToken(value!);
+    if (token) return token;
+  }
+  return undefined;
 }
 
 /** The original message's Message-ID, from the returned message or headers, or the text that quotes them. */
 export function originalMessageIdOf(message: MimeMessage, fromReport: string | null): string | null {
   if (fromReport) return normalizeMessageId(fromReport);
   for (const part of [...message.returned, ...message.attachedText]) {
-    const id = normalizeMessageId(headerBlock(part).get('message-id')?.[0]) ?? normalizeMessageId(MESSAGE_ID_LINE.exec(part)?.[1]);
+    const id = normalizeMessageId(headerBlock(part).get('message-id')?.[0]) ?? normalizeMessageId(quotedMessageId(part));
     if (id) return id;
   }
-  const quoted = MESSAGE_ID_LINE.exec(returnedSection(message.text)) ?? MESSAGE_ID_LINE.exec(message.text);
-  return normalizeMessageId(quoted?.[1]) ?? normalizeMessageId(message.header('in-reply-to'));
+  const quoted = quotedMessageId(returnedSection(message.text)) ?? quotedMessageId(message.text);
+  return normalizeMessageId(quoted) ?? normalizeMessageId(message.header('in-reply-to'));
 }
 
 /**

@@ -41,11 +41,15 @@ export function scanForFailures(message: MimeMessage): BounceReading | null {
 
   const own = new Set([message.fromAddress, ...addressesIn(message.headers('to').join(' '))].filter(Boolean));
   const byRecipient = new Map<string | null, string[]>();
+  // Looked up once, not for each line: it reads the returned message (or the text after the report).
+  let returned: string | null | undefined;
   lines.forEach((line, i) => {
     if (!EVIDENCE_LINE.test(line)) return;
     const near = [line, lines[i - 1] ?? '', lines[i + 1] ?? ''].flatMap((l) => addressesIn(l)).find((a) => !own.has(a));
-    const recipient = near ?? (failedHeader.length === 1 ? failedHeader[0]! : returnedRecipient(message));
-    byRecipient.set(recipient, [...(byRecipient.get(recipient) ?? []), line.trim()]);
+    const recipient = near ?? (failedHeader.length === 1 ? failedHeader[0]! : (returned === undefined ? (returned = returnedRecipient(message)) : returned));
+    const said = byRecipient.get(recipient);
+    if (said) said.push(line.trim());
+    else byRecipient.set(recipient, [line.trim()]);
   });
   if (!byRecipient.size) return null;
 

@@ -1,4 +1,6 @@
 import type { Attachment, HeaderValue, ParsedMail, SimpleParserOptions, StructuredHeader } from 'mailparser';
+import { htmlText } from './html-text.js';
+import { checkAddressHeaders, reportPortion } from './read-limits.js';
 
 /**
  * An inbound message taken apart by mailparser (Nodemailer's parser) into
@@ -39,10 +41,14 @@ const RETURNED = new Set(['message/rfc822', 'message/global', 'text/rfc822-heade
 
 // mailparser's own options, beyond those the @types package declares: keep
 // message/delivery-status as an attachment instead of merging it into the text,
-// and keep an attached message/rfc822 whole instead of parsing into it.
-const PARSER_OPTIONS = { keepDeliveryStatus: true, ignoreEmbedded: true, skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true } as SimpleParserOptions;
+// and keep an attached message/rfc822 whole instead of parsing into it. HTML is
+// made text here (html-text.ts), not by mailparser.
+const PARSER_OPTIONS = { keepDeliveryStatus: true, ignoreEmbedded: true, skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true, skipHtmlToText: true } as SimpleParserOptions;
 
-export async function readMimeMessage(raw: Buffer): Promise<MimeMessage> {
+/** Takes apart the part of a message the parser reads (read-limits.ts). */
+export async function readMimeMessage(whole: Buffer): Promise<MimeMessage> {
+  const raw = reportPortion(whole);
+  checkAddressHeaders(raw);
   // Loaded with the first report: mailparser and its charset tables are megabytes a start need not hold.
   const { simpleParser } = await import('mailparser');
   const parsed: ParsedMail = await simpleParser(raw, PARSER_OPTIONS);
@@ -68,7 +74,7 @@ export async function readMimeMessage(raw: Buffer): Promise<MimeMessage> {
     else if (type.startsWith('text/') || type === 'application/json') attachedText.push(content);
   }
 
-  let text = normalizeNewlines(parsed.text ?? '');
+  let text = normalizeNewlines(parsed.text || (typeof parsed.html === 'string' ? htmlText(parsed.html) : ''));
   // A message whose MIME structure mailparser cannot follow (a broken boundary
   // parameter, say) yields no text: read the body as it is.
   if (!text.trim() && !deliveryStatus.length && !feedbackReports.length) text = rawBody(raw);

@@ -21,31 +21,41 @@ import type { MimeMessage } from './mime-message.js';
  * IMail, Zoho, GMX/1&1, Mail.ru, m-FILTER and the Japanese mobile carriers.
  */
 
-/** Lines at which the copy of the returned message (or of its headers) starts. */
+/**
+ * Lines at which the copy of the returned message (or of its headers) starts. The leading `[ \t-]*` is
+ * taken whole (a lookahead and its back reference): given back a character at a time, as the words after
+ * it never begin with one of its characters, it was read again for each marker on a long rule of dashes.
+ */
 const RETURNED_MESSAGE_MARKERS: RegExp[] = [
-  /^[ \t-]*below this line is a copy of the message/im,
-  /^[ \t-]*this is a copy of (?:the|your) message/im,
-  /^[ \t-]*original message (?:follows|headers)\b/im,
-  /^[ \t-]*-+ ?original (?:message|mail)(?: info)? ?-*[ \t]*$/im,
-  /^[ \t-]*original (?:message|mail)(?: as follows)?[ \t]*:[ \t]*$/im,
-  /^[ \t-]*unsent message follows/im,
-  /^[ \t-]*the header of the original message is following/im,
-  /^[ \t-]*included is a copy of the message header/im,
-  /^[ \t-]*message headers follow/im,
-  /^[ \t-]*below is a copy of the original message/im,
-  /^[ \t-]*the original message (?:headers )?(?:was|is|are) (?:attached|included|as follows)/im,
-  /^[ \t-]*-+ ?(?:returned|undelivered|original) message(?: headers?)? ?-*[ \t]*$/im,
+  /^(?=([ \t-]*))\1below this line is a copy of the message/im,
+  /^(?=([ \t-]*))\1this is a copy of (?:the|your) message/im,
+  /^(?=([ \t-]*))\1original message (?:follows|headers)\b/im,
+  // `[ \t-]*-+ ?original…`: the rule taken whole, then its end seen to be a dash and at most one space.
+  /^(?=([ \t-]*))\1(?<=-|- )original (?:message|mail)(?: info)? ?-*[ \t]*$/im,
+  /^(?=([ \t-]*))\1original (?:message|mail)(?: as follows)?[ \t]*:[ \t]*$/im,
+  /^(?=([ \t-]*))\1unsent message follows/im,
+  /^(?=([ \t-]*))\1the header of the original message is following/im,
+  /^(?=([ \t-]*))\1included is a copy of the message header/im,
+  /^(?=([ \t-]*))\1message headers follow/im,
+  /^(?=([ \t-]*))\1below is a copy of the original message/im,
+  /^(?=([ \t-]*))\1the original message (?:headers )?(?:was|is|are) (?:attached|included|as follows)/im,
+  /^(?=([ \t-]*))\1(?<=-|- )(?:returned|undelivered|original) message(?: headers?)? ?-*[ \t]*$/im,
   /^Content-Type:[ \t]*(?:message\/rfc822|text\/rfc822-headers)/im,
 ];
 
+/** The last text reportSection read, and its section: each reader asks for the same message's. */
+let lastRead: { text: string; section: string } | undefined;
+
 /** The part of a bounce's text before the copy of the returned message. */
 export function reportSection(text: string): string {
+  if (lastRead?.text === text) return lastRead.section;
   let end = text.length;
   for (const marker of RETURNED_MESSAGE_MARKERS) {
     const match = marker.exec(text);
     if (match && match.index < end && match.index > 0) end = match.index;
   }
-  return text.slice(0, end);
+  lastRead = { text, section: text.slice(0, end) };
+  return lastRead.section;
 }
 
 /** The text after the report section: the returned message or its headers, if copied inline. */
@@ -113,7 +123,7 @@ export interface BounceSignals {
 }
 
 /** A reply or a forward ("Re:", "Fwd:", "AW:"…): its subject quotes another's. */
-const REPLY_SUBJECT = /^\s*(?:re|fwd?|aw|sv|vs|wg|tr|rif|antw)\s*(?:\[\d+\])?\s*:/i;
+const REPLY_SUBJECT = /^\s*(?:re|fwd?|aw|sv|vs|wg|tr|rif|antw)\s*(?:\[\d+\]\s*)?:/i;
 
 export function bounceSignals(message: MimeMessage, report: string): BounceSignals {
   // Mail distributed by a list, or a person's reply about bounces, is not a bounce however it reads.

@@ -27,7 +27,10 @@ const USER_UNKNOWN: Patterns = [
   'this address no longer accepts mail', 'address does not exist', 'email account that you tried to reach does not exist',
   'resolver.adr.recipnotfound', 'resolver.adr.recipientnotfound', 'recipient name is not recognized',
   'utilisateur inconnu', 'destinataire invalide', 'nessun utente', 'no existe', 'unbekannter empf', 'existiert nicht',
-  /\bnon-?existent (?:user|mailbox|recipient|address)/, /<[^>\s]+@[^>\s]+> not found/,
+  /\bnon-?existent (?:user|mailbox|recipient|address)/,
+  // `<…@…> not found`, tried once per run of address characters (from its start, the run checked to end at
+  // "> not found" first): from every `<` in a long run, the search was quadratic.
+  /(?<![^>\s])(?=[^>\s]*> not found)[^<>\s]*<[^>\s]+@[^>\s]+> not found/,
 ];
 
 /** Wordings that leave no doubt the mailbox does not exist, whatever command they answered. */
@@ -43,7 +46,8 @@ const HOST_UNKNOWN: Patterns = [
   /\bdomain (?:name )?(?:does not|doesn't) exist/, 'domain must exist', 'domain is not reachable', 'domain not reachable',
   'unrouteable address', 'unroutable address', 'name or service not known', 'host or domain name not found',
   'mail domain mentioned in email address is unknown', "couldn't find any host named", 'could not find any host named',
-  /\b(?:[a-z0-9-]+\.)+[a-z]{2,}\.? (?:does not|doesn't) exist\b/, 'recipient address rejected: unknown domain',
+  // Tried from the start of a host name only: from each of its labels, the search was quadratic.
+  /\b(?<![a-z0-9.-])(?:[a-z0-9-]+\.)+[a-z]{2,}\.? (?:does not|doesn't) exist\b/, 'recipient address rejected: unknown domain',
 ];
 
 const HAS_MOVED: Patterns = [/address .+ has been replaced by /, 'mailbox has moved', 'user has moved', 'recipient has moved', 'not our customer'];

@@ -5,20 +5,36 @@ import type { SmtpCommand } from './types.js';
  * codes (RFC 3463), reply codes (RFC 5321) and the command a reply answered.
  */
 
-const ATOM = "[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+";
+const ATOM_CHARACTER = "[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]";
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?';
 /** An addr-spec as bounces write them (no quoted local parts, no address literals). */
-export const ADDRESS_SOURCE = `${ATOM}@${LABEL}(?:\\.${LABEL})+`;
+export const ADDRESS_SOURCE = `${ATOM_CHARACTER}+@${LABEL}(?:\\.${LABEL})+`;
+/**
+ * ADDRESS_SOURCE searched for: tried only where a run of local-part characters starts. Tried inside the
+ * run as well, every start would read to the run's end (quadratic in a long run with no `@`), and the
+ * first match is the same, since a match from inside a run is one from its start too.
+ */
+const ADDRESS_ANYWHERE = `(?<!${ATOM_CHARACTER})${ADDRESS_SOURCE}`;
 
 /** Every address in the text, lower-cased, in order. */
 export function addressesIn(text: string): string[] {
-  return [...text.matchAll(new RegExp(ADDRESS_SOURCE, 'g'))].map((m) => trimAddress(m[0]));
+  return [...text.matchAll(new RegExp(ADDRESS_ANYWHERE, 'g'))].map((m) => trimAddress(m[0]));
 }
 
 /** The first address in the text, lower-cased, or null. */
 export function firstAddress(text: string): string | null {
-  const match = new RegExp(ADDRESS_SOURCE).exec(text);
+  const match = new RegExp(ADDRESS_ANYWHERE).exec(text);
   return match ? trimAddress(match[0]) : null;
+}
+
+const NOT_IN_ADDRESS_TOKEN = /[<>\s]/;
+
+/**
+ * Whether the whole of `token` reads `[^<>\s]+@[^<>\s]+` (a message id, a loosely written address),
+ * tested without that pattern's backtracking: quadratic in a run of `@`.
+ */
+export function isAtToken(token: string): boolean {
+  return !NOT_IN_ADDRESS_TOKEN.test(token) && token.slice(1, -1).includes('@');
 }
 
 function trimAddress(address: string): string {
@@ -75,18 +91,20 @@ export function findReplyCode(text: string | null | undefined): string | null {
 }
 
 const COMMAND_PATTERNS: Array<[RegExp, SmtpCommand]> = [
-  [/(?:\bin reply to|\bafter|\bresponse to|\brefused to accept your message \(|\bdid not like our|\bcommand:?\s*|\bsmtp:|>>>\s*)\s*(?:the\s+)?(?:end of\s+)?data\b/gi, 'DATA'],
-  [/(?:\bin reply to|\bafter|\bresponse to|\bdid not like our|\bsmtp:|>>>\s*|\[)\s*rcpt(?:[ _]to)?\b/gi, 'RCPT'],
-  [/(?:\bin reply to|\bafter|\bresponse to|\bdid not like our|\bsmtp:|>>>\s*|\[)\s*mail(?:[ _]from)?\b/gi, 'MAIL'],
-  [/(?:\bin reply to|\bafter|\bresponse to|>>>\s*)\s*(?:helo|ehlo)\b|\bwhile performing the (?:helo|ehlo) handshake/gi, 'HELO'],
+  [/(?:\bin reply to|\bafter|\bresponse to|\brefused to accept your message \(|\bdid not like our|\bcommand:?|\bsmtp:|>>>)\s*(?:the\s+)?(?:end of\s+)?data\b/gi, 'DATA'],
+  [/(?:\bin reply to|\bafter|\bresponse to|\bdid not like our|\bsmtp:|>>>|\[)\s*rcpt(?:[ _]to)?\b/gi, 'RCPT'],
+  [/(?:\bin reply to|\bafter|\bresponse to|\bdid not like our|\bsmtp:|>>>|\[)\s*mail(?:[ _]from)?\b/gi, 'MAIL'],
+  [/(?:\bin reply to|\bafter|\bresponse to|>>>)\s*(?:helo|ehlo)\b|\bwhile performing the (?:helo|ehlo) handshake/gi, 'HELO'],
   [/\bafter initial connection\b|\bwhile receiving the initial server greeting\b|\brefused to talk to me\b|\bat connection\b/gi, 'CONN'],
   [/\bdoes not like recipient\b/gi, 'RCPT'],
   [/\bsender was rejected\b|\bsender address rejected\b/gi, 'MAIL'],
   [/\bmy name was rejected\b/gi, 'HELO'],
   [/\bfailed after i sent the message\b/gi, 'DATA'],
-  [/-+\s*smtp command\s*\n\s*(?:data)\b/gi, 'DATA'],
-  [/-+\s*smtp command\s*\n\s*(?:rcpt)\b/gi, 'RCPT'],
-  [/-+\s*smtp command\s*\n\s*(?:mail)\b/gi, 'MAIL'],
+  // Started at a run's first dash, and the white space holding a line break read once (not split between
+  // two `\s*` around the `\n`): the same matches, without reading a long run again from each place in it.
+  [/(?<!-)-+\s*smtp command(?=\s*\n)\s*(?:data)\b/gi, 'DATA'],
+  [/(?<!-)-+\s*smtp command(?=\s*\n)\s*(?:rcpt)\b/gi, 'RCPT'],
+  [/(?<!-)-+\s*smtp command(?=\s*\n)\s*(?:mail)\b/gi, 'MAIL'],
 ];
 
 /**

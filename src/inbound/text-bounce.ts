@@ -29,9 +29,12 @@ export interface TextBlock {
 
 // \u2022: a bullet (•).
 const DECORATION = /^(?:[*\u2022>-]+\s*|<<<\s*|>>>\s*|\d{3}[ -]\s*|[245]\.\d{1,3}\.\d{1,3}\s+|recipient(?:\s+address)?\s*:\s*|rcpt to\s*:\s*|(?:final|original)-recipient\s*:\s*(?:rfc822\s*;)?\s*)/i;
-const LEADING_ADDRESS = new RegExp(`^["'<(]*(${ADDRESS_SOURCE})[>"')]*`, 'i');
+// The quotes before the address are taken whole (a lookahead and its back reference): `'` is also a
+// local-part character, and each way of splitting a run of them was tried again.
+const LEADING_ADDRESS = new RegExp(`^(?=(["'<(]*))\\1(${ADDRESS_SOURCE})[>"')]*`, 'i');
+// No two `\s*` (or `\s+`) side by side: each way of splitting a long space between them was tried.
 const ADDRESS_IN_SENTENCE = new RegExp(
-  `(?:deliver(?:ed|ing|y)?\\s+(?:of\\s+)?(?:your\\s+|the\\s+)?(?:message|mail|e-?mail)?\\s*to|undeliverable\\s+to|returned permanent errors|could not be reached|failed to)\\s*:?\\s*<?(${ADDRESS_SOURCE})`,
+  `(?:deliver(?:ed|ing|y)?\\s+(?:of\\s+)?(?:your\\s+|the\\s+)?(?:(?:message|mail|e-?mail)\\s*)?to|undeliverable\\s+to|returned permanent errors|could not be reached|failed to)\\s*(?::\\s*)?<?(${ADDRESS_SOURCE})`,
   'i',
 );
 
@@ -45,7 +48,7 @@ export function recipientLine(line: string): { address: string; rest: string } |
   }
   const leading = LEADING_ADDRESS.exec(body);
   if (leading) {
-    const address = leading[1]!.toLowerCase().replace(/\.+$/, '');
+    const address = leading[2]!.toLowerCase().replace(/(?<!\.)\.+$/, '');
     const after = body
       .slice(leading[0].length)
       .replace(/^\s*<mailto:[^>]*>/i, '')
@@ -58,7 +61,7 @@ export function recipientLine(line: string): { address: string; rest: string } |
   const inSentence = ADDRESS_IN_SENTENCE.exec(line);
   if (inSentence) {
     const at = inSentence.index + inSentence[0].length;
-    return { address: inSentence[1]!.toLowerCase().replace(/\.+$/, ''), rest: line.slice(at).replace(/^[>\s:.,]+/, '') };
+    return { address: inSentence[1]!.toLowerCase().replace(/(?<!\.)\.+$/, ''), rest: line.slice(at).replace(/^[>\s:.,]+/, '') };
   }
   return null;
 }
@@ -105,7 +108,7 @@ export function recipientBlocks(report: string): TextBlock[] {
       continue;
     }
     // Rules of '=' or '-' and headings such as "----- Transcript of session follows -----" carry nothing.
-    if (/^[\s=*_#~-]+$/.test(line) || /^\s*-{3,}.*-{3,}\s*$/.test(line)) continue;
+    if (/^[\s=*_#~-]+$/.test(line) || /^\s*---.*---\s*$/.test(line)) continue;
     current.lines.push(line.trim());
     current.context.push(line.trim());
   }

@@ -25,7 +25,7 @@ function scrypt(password: string, salt: Buffer, keyLength: number, options: Scry
   return new Promise((resolve, reject) => scryptCallback(password.normalize('NFKC'), salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))));
 }
 
-const b64 = (bytes: Buffer) => bytes.toString('base64').replace(/=+$/, '');
+const b64 = (bytes: Buffer) => bytes.toString('base64').replace(/(?<!=)=+$/, '');
 
 /** The rule every new password meets, with the message a person reads. */
 export function checkNewPassword(password: string, field = 'password'): void {

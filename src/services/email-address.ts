@@ -61,7 +61,9 @@ function wireAddress(address: string, options: MailboxOptions): string | Mailbox
 // recipient instead of an error. A bare name may not hold RFC 5322 specials
 // (`,` `;` `:` `@` and the like), so `x@bank.example, Acme <a@b.com>` cannot
 // slip a second address into a header; such names must be quoted.
-const NAME_ADDR = /^(?:"((?:[^"\\]|\\.)*)"|([^"<>()[\]:;@\\,]*?))\s*<([^<>\s]+)>$/;
+// A bare name runs up to the `<` and is trimmed after: a lazy name followed by `\s*` backtracked
+// quadratically over a long space.
+const NAME_ADDR = /^(?:"((?:[^"\\]|\\.)*)"\s*|([^"<>()[\]:;@\\,]*))<([^<>\s]+)>$/;
 
 /** Parses `address` or `Display Name <address>`: exactly one mailbox. */
 export function parseMailbox(input: string, options: MailboxOptions = {}): Mailbox | MailboxProblem {

@@ -22,6 +22,12 @@ export interface AppliedResult {
   reason?: string;
 }
 
+/** A report read from a message: what the parser found, and the SHA-256 of the message's bytes (hex), which a repeat shares. */
+export interface ReceivedReport {
+  report: ParsedReport;
+  id: string;
+}
+
 export interface InboundVerdict {
   /** `duplicate`: these bytes were processed before; `ignored`: the report may speak for no recipient (`reason` says why). */
   outcome: 'recorded' | 'duplicate' | 'ignored';
@@ -127,24 +133,29 @@ async function act(repos: Repositories, report: ParsedReport, target: Extract<Re
  * the verdict says why.
  */
 export function createInboundReportService(store: Store, signer: ReturnPathSigner, metrics?: Pick<Metrics, 'inboundReport'>) {
-  return {
-    async record(raw: Buffer, rcptTo: string[]): Promise<InboundVerdict> {
-      const report = await parseInboundMessage(raw);
-      const target = reportTarget(report, rcptTo, signer);
-      const now = nowIso();
-      const id = createHash('sha256').update(raw).digest('hex');
-      const verdict = await store.transaction(async (repos): Promise<InboundVerdict> => {
-        const first = await repos.inboundReports.claim({ id, message_id: target.messageId, summary: JSON.stringify(report.results), received_at: now });
-        if (!first) return { outcome: 'duplicate', messageId: target.messageId, recipient: null, results: [] };
-        const verdict: InboundVerdict = target.ok
-          ? await act(repos, report, target, now)
-          : { outcome: 'ignored', messageId: target.messageId, recipient: null, reason: target.reason, results: [] };
-        if (report.unreadable) verdict.unreadable = report.unreadable;
-        await repos.inboundReports.recordVerdict(id, JSON.stringify(verdict));
-        return verdict;
-      });
-      metrics?.inboundReport(verdict);
+  /** Acts on a report already read (the inbound receiver reads them on a thread of its own). */
+  async function recordReceived({ report, id }: ReceivedReport, rcptTo: string[]): Promise<InboundVerdict> {
+    const target = reportTarget(report, rcptTo, signer);
+    const now = nowIso();
+    const verdict = await store.transaction(async (repos): Promise<InboundVerdict> => {
+      const first = await repos.inboundReports.claim({ id, message_id: target.messageId, summary: JSON.stringify(report.results), received_at: now });
+      if (!first) return { outcome: 'duplicate', messageId: target.messageId, recipient: null, results: [] };
+      const verdict: InboundVerdict = target.ok
+        ? await act(repos, report, target, now)
+        : { outcome: 'ignored', messageId: target.messageId, recipient: null, reason: target.reason, results: [] };
+      if (report.unreadable) verdict.unreadable = report.unreadable;
+      await repos.inboundReports.recordVerdict(id, JSON.stringify(verdict));
       return verdict;
+    });
+    metrics?.inboundReport(verdict);
+    return verdict;
+  }
+
+  return {
+    recordReceived,
+    /** Reads the report from the whole message on the calling thread, then acts on it. */
+    async record(raw: Buffer, rcptTo: string[]): Promise<InboundVerdict> {
+      return recordReceived({ report: await parseInboundMessage(raw), id: createHash('sha256').update(raw).digest('hex') }, rcptTo);
     },
   };
 }

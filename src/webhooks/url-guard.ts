@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { ValidationError } from '../errors.js';
+import { ipv6Bytes } from '../ipv6-bytes.js';
 
 /**
  * The SSRF rule for webhook targets (DESIGN.md §1, issue 6): a webhook may
@@ -78,28 +79,6 @@ const BLOCKED = RANGES.map(([label, family, network, prefix]) => {
 /** Global unicast IPv6 (2000::/3): anything outside it, and not an embedded IPv4 form, is not a public address. */
 const GLOBAL_UNICAST_V6 = new BlockList();
 GLOBAL_UNICAST_V6.addSubnet('2000::', 3, 'ipv6');
-
-/** The 16 bytes of an IPv6 address (already known valid by `isIP`), dotted-quad tail included. */
-function ipv6Bytes(address: string): Uint8Array {
-  let text = address.replace(/%.*$/, '');
-  const words: number[] = [];
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted[1]!.split('.').map(Number) as [number, number, number, number];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.split('::') as [string, string | undefined];
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((w) => parseInt(w, 16)));
-  const first = parse(head);
-  const last = tail === undefined ? [] : parse(tail);
-  words.push(...first, ...new Array<number>(8 - first.length - last.length).fill(0), ...last);
-  const bytes = new Uint8Array(16);
-  words.forEach((w, i) => {
-    bytes[2 * i] = w >> 8;
-    bytes[2 * i + 1] = w & 0xff;
-  });
-  return bytes;
-}
 
 /**
  * IPv6 forms that carry an IPv4 address a packet may end up at: IPv4-mapped

@@ -13,7 +13,7 @@ import { dsnReading, reasonByWording, type Wordings } from './family-finding.js'
  */
 
 const MESSAGELABS_WORDINGS: Wordings = [
-  ['userunknown', [/\b542\b/, /@\S+>? rejected\b/i, 'no such user', 'invalid recipient', 'mailbox is not allowed']],
+  ['userunknown', [/\b542\b/, /(?<!\S)[^\s@]*@\S+>? rejected\b/i, 'no such user', 'invalid recipient', 'mailbox is not allowed']],
   ['authfailure', ['domain authentication fail']],
   ['badreputation', ['connection rejected by policy']],
   ['rejected', ['sender envelope domain not allowed', 'your domain has been blocked', 'your email address has been blocked', 'badmailfrom list', 'has been blacklisted']],

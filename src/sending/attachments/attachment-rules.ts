@@ -109,7 +109,8 @@ function checkFilename(field: string, filename: string): void {
   if (filename.length > MAX_FILENAME_LENGTH) {
     throw new ValidationError(`${field} must be at most ${MAX_FILENAME_LENGTH} characters long`);
   }
-  const base = filename.replace(/[.\s]+$/, '');
+  // From the start of the trailing run only: a run tried from each of its places is quadratic.
+  const base = filename.replace(/(?<![.\s])[.\s]+$/, '');
   const dot = base.lastIndexOf('.');
   const extension = dot >= 0 ? base.slice(dot + 1).toLowerCase() : '';
   if (BLOCKED.has(extension)) {
