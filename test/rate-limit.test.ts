@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { Redis } from 'ioredis';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
-import { TEST_REDIS_URL } from './helpers/test-store.js';
+import { deleteRedisKeys, freshRedisPrefix, TEST_REDIS_URL } from './helpers/test-store.js';
 
 const LIMITED = { success: false, error: 'Rate limit exceeded' };
 
@@ -15,17 +13,6 @@ function limitHeaders(res: { headers: Record<string, unknown> }) {
   };
 }
 
-/** Removes a test's counters from the shared Redis. */
-async function deleteKeys(prefix: string): Promise<void> {
-  const redis = new Redis(TEST_REDIS_URL!);
-  try {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-  } finally {
-    redis.disconnect();
-  }
-}
-
 // Default limits, as SPEC.md §8.1 states them: every test gets a fresh app and fresh counters,
 // kept in this process's memory and, when the run has Redis, again in Redis under a prefix of its own.
 for (const counters of TEST_REDIS_URL ? (['memory', 'redis'] as const) : (['memory'] as const)) {
@@ -34,12 +21,12 @@ for (const counters of TEST_REDIS_URL ? (['memory', 'redis'] as const) : (['memo
     let prefix: string;
     const countersEnv = (): Record<string, string> => (counters === 'redis' ? { REDIS_URL: TEST_REDIS_URL!, REDIS_KEY_PREFIX: prefix } : {});
     beforeEach(async () => {
-      prefix = `mailroom-test:${process.pid}:${randomBytes(6).toString('hex')}:`;
+      prefix = freshRedisPrefix();
       t = await createTestApp(countersEnv());
     });
     afterEach(async () => {
       await t.close();
-      if (counters === 'redis') await deleteKeys(prefix);
+      if (counters === 'redis') await deleteRedisKeys(prefix);
     });
 
     it('lets 30 sends per minute through per key and answers the 31st with 429', async () => {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { StoreKind } from '../../src/db/database.js';
 
@@ -13,6 +14,22 @@ export const TEST_ADMIN_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgre
 
 /** Redis for the rate-limit tests, or undefined when the runner found none (a local run without it). */
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL === undefined ? 'redis://127.0.0.1:6379' : process.env.TEST_REDIS_URL || undefined;
+
+/** A key prefix of its own in the shared Redis, for one test's counters (REDIS_KEY_PREFIX). */
+export function freshRedisPrefix(): string {
+  return `mailroom-test:${process.pid}:${randomBytes(6).toString('hex')}:`;
+}
+
+/** Removes a test's counters from the shared Redis. */
+export async function deleteRedisKeys(prefix: string): Promise<void> {
+  const redis = new Redis(TEST_REDIS_URL!);
+  try {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}
 
 export interface FreshStore {
   /** Environment that points Mailroom at the store (MAILROOM_DATA_DIR, and DATABASE_URL on PostgreSQL). */
