@@ -4,6 +4,7 @@ import { fail } from './http/envelope.js';
 import type { Config } from './config.js';
 import { HEALTH_PATH, registerApiGuard } from './http/api-guard.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { fastifyTrustProxy } from './http/trust-proxy.js';
 import { LOGGED_HEADER_SECRETS, RequestLogController, requestLogSerializer } from './http/request-log.js';
 import { formatValidationError, refuseNulInUrl, refuseUnknownQueryParameters, validatorCompiler } from './http/validation.js';
 import apiKeyRoutes from './routes/api-keys.js';
@@ -50,7 +51,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
     logController: new RequestLogController(),
     ...requestIdOptions,
     bodyLimit: MAX_BODY_BYTES,
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     schemaErrorFormatter: formatValidationError,
     // Errors Fastify meets before routing (a path whose percent-encoding is broken) answer in the envelope too.
     frameworkErrors: (error, _request, reply) => {
