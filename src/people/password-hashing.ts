@@ -101,6 +101,9 @@ export function createPasswordHashing(size: number) {
     return thread;
   }
 
+  const full = () => waiting.length >= MAX_HASHES_WAITING;
+  const busy = () => new RateLimitError(BUSY_RETRY_AFTER_SECONDS, HASHING_BUSY);
+
   return {
     /** scrypt of an NFKC-normalised password; RateLimitError (429) when MAX_HASHES_WAITING wait already. */
     scrypt(password: string, salt: Buffer, keyLength: number, cost: ScryptCost): Promise<Buffer> {
@@ -109,9 +112,17 @@ export function createPasswordHashing(size: number) {
         const job: Job = { request: { password, salt: new Uint8Array(salt), keyLength, cost }, resolve, reject };
         const idle = threads.find((thread) => !thread.job) ?? (threads.length < size ? startThread() : undefined);
         if (idle) return assign(idle, job);
-        if (waiting.length >= MAX_HASHES_WAITING) return reject(new RateLimitError(BUSY_RETRY_AFTER_SECONDS, HASHING_BUSY));
+        if (full()) return reject(busy());
         waiting.push(job);
       });
+    },
+
+    /**
+     * The same 429 at once, while the queue is full: a caller with look-ups to make before its hash
+     * (a sign-in's) spares the store work whose hash would be refused anyway.
+     */
+    refuseWhileFull(): void {
+      if (full()) throw busy();
     },
 
     state(): HashingState {

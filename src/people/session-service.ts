@@ -3,6 +3,7 @@ import { RateLimitError, UnauthorizedError, ValidationError } from '../errors.js
 import type { Repositories, Store } from '../repositories/index.js';
 import type { RateLimiter } from '../services/rate-limiter.js';
 import { checkNewPassword, hashPassword, verifyPassword } from './password.js';
+import { passwordHashing } from './password-hashing.js';
 import { hasControlCharacters } from '../services/email-address.js';
 
 const DAY_MS = 86_400_000;
@@ -79,6 +80,7 @@ export function createSessionService(store: Store, rateLimiter: RateLimiter, now
       await verifyPassword(password, NOBODY);
       throw new UnauthorizedError(SIGN_IN_REFUSED);
     }
+    passwordHashing.refuseWhileFull();
     const at = now();
     const windowStart = new Date(at.getTime() - LOCKOUT_WINDOW_MS).toISOString();
     const failures = await store.sessions.failuresSince(address, clientAddress, windowStart);
