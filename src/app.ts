@@ -7,6 +7,7 @@ import { registerErrorHandling } from './http/error-handler.js';
 import { answerRequestsFastifyNeverSees, clientErrorHandler } from './http/connection-errors.js';
 import { refuseBadRequestTargets } from './http/request-limits.js';
 import { serverLimits } from './http/server-limits.js';
+import { fastifyTrustProxy } from './http/trust-proxy.js';
 import { LOGGED_HEADER_SECRETS, RequestLogController, requestLogSerializer } from './http/request-log.js';
 import { formatValidationError, refuseUnknownQueryParameters, validatorCompiler } from './http/validation.js';
 import apiKeyRoutes from './routes/api-keys.js';
@@ -61,7 +62,7 @@ export async function buildApp({ config, services, logger, beforeRoutes }: AppOp
     // Timeouts and sizes of the HTTP connection (http/server-limits.ts), and the envelope for what Node refuses there.
     ...serverLimits(config.httpRequestTimeoutMs),
     clientErrorHandler: clientErrorHandler(config.httpRequestTimeoutMs),
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     schemaErrorFormatter: formatValidationError,
     // Errors Fastify meets before routing (a path whose percent-encoding is broken) answer in the envelope too.
     frameworkErrors: (error, _request, reply) => {

@@ -6,6 +6,8 @@ import { Type, type Static } from 'typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { InboundSettings, MetricsSettings, RetentionSettings, SubmissionSettings, WebhookSettings, WorkerSettings } from './config-settings.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS } from './http/server-limits.js';
+import { ConfigError } from './config-error.js';
+import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_MAX_DELAY_MS, type RetryPolicy } from './delivery/retry-policy.js';
 
 /**
@@ -57,7 +59,7 @@ export const EnvSchema = Type.Object({
   RATE_LIMIT_RECIPIENTS_PER_MIN: Type.Integer({ minimum: 1, default: 3000 }),
   MAILROOM_HOSTNAME: Type.Optional(Type.String({ minLength: 1 })),
   SPF_INCLUDE: Type.Optional(Type.String({ minLength: 1 })),
-  TRUST_PROXY: Type.Boolean({ default: false }),
+  TRUST_PROXY: Type.String({ minLength: 1, default: 'false' }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+/?$' })),
   MAILROOM_SECRET_KEY: Type.Optional(Type.String()),
   WEBHOOK_ALLOW_PRIVATE: Type.Boolean({ default: false }),
@@ -115,7 +117,8 @@ export interface Config {
   /** Public host name of this installation: MX target of return-path domains and SPF `a:` host. */
   mailHostname: string;
   spfInclude: string | undefined;
-  trustProxy: boolean;
+  /** Which peers may tell Mailroom the client's address and scheme (X-Forwarded-For, -Proto, -Host). */
+  trustProxy: TrustProxy;
   /**
    * PUBLIC_URL's origin (`https://mail.example.com`): where people reach the
    * dashboard. Its cookies are `Secure` when it is https, and state-changing
@@ -140,9 +143,7 @@ export interface Config {
   retention: RetentionSettings;
 }
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 let envValidatorCompiled: ValidateFunction | undefined;
 
@@ -230,7 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: { sendPerMinute: parsed.RATE_LIMIT_SEND_PER_MIN, otherPerMinute: parsed.RATE_LIMIT_OTHER_PER_MIN, recipientsPerMinute: parsed.RATE_LIMIT_RECIPIENTS_PER_MIN },
     mailHostname: parsed.MAILROOM_HOSTNAME ?? hostname(),
     spfInclude: parsed.SPF_INCLUDE,
-    trustProxy: parsed.TRUST_PROXY,
+    trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
     publicOrigin: parsed.PUBLIC_URL === undefined ? undefined : new URL(parsed.PUBLIC_URL).origin,
     secretKey: parseSecretKey(parsed.MAILROOM_SECRET_KEY),
     webhooks: { allowPrivate: parsed.WEBHOOK_ALLOW_PRIVATE, retryBaseMs: parsed.WEBHOOK_RETRY_BASE_MS },

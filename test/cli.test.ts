@@ -117,7 +117,13 @@ describe('the mailroom command', () => {
     [{ DELIVERY_MAX_ATTEMPTS: '0' }, 'Invalid configuration: DELIVERY_MAX_ATTEMPTS must be an integer from 1 to 100 (got "0")'],
     [{ RATE_LIMIT_RECIPIENTS_PER_MIN: '1.5' }, 'Invalid configuration: RATE_LIMIT_RECIPIENTS_PER_MIN must be an integer of at least 1 (got "1.5")'],
     [{ RATE_LIMIT_SEND_PER_MIN: '0' }, 'Invalid configuration: RATE_LIMIT_SEND_PER_MIN must be an integer of at least 1 (got "0")'],
-    [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false (got "maybe")'],
+    [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be false, the number of proxies in front of Mailroom (1), or a comma-separated list of their addresses or CIDR ranges (127.0.0.1,10.0.0.0/8) (got "maybe")'],
+    [{ TRUST_PROXY: '127.0.0.1,10.0.0.0/33' }, 'Invalid configuration: TRUST_PROXY must be false, the number of proxies in front of Mailroom (1), or a comma-separated list of their addresses or CIDR ranges (127.0.0.1,10.0.0.0/8) (got "127.0.0.1,10.0.0.0/33")'],
+    // Every X-Forwarded-For entry on trust: the client would choose its own address.
+    [
+      { TRUST_PROXY: 'true' },
+      'Invalid configuration: TRUST_PROXY=true would take every X-Forwarded-For entry on trust, so any client could choose its own address (and with it its rate limits and sign-in lock-out): name the proxies instead, TRUST_PROXY=127.0.0.1 for nginx or Caddy on this machine (a comma-separated list of addresses and CIDR ranges), or give their number, TRUST_PROXY=1',
+    ],
     [{ DNS_SERVERS: '127.0.0.1:5353,dns.example' }, 'Invalid configuration: DNS_SERVERS must be a comma-separated list of ip or ip:port entries (got "dns.example")'],
     [{ DATABASE_POOL_SIZE: '0' }, 'Invalid configuration: DATABASE_POOL_SIZE must be an integer from 1 to 1000 (got "0")'],
     [{ DATABASE_STATEMENT_TIMEOUT_MS: '-1' }, 'Invalid configuration: DATABASE_STATEMENT_TIMEOUT_MS must be an integer of at least 0 (got "-1")'],

@@ -69,7 +69,7 @@ describe('docs/DEPLOYMENT.md', () => {
       env[name] = value!;
     }
     const config = loadConfig(env);
-    assert.equal(config.trustProxy, true);
+    assert.deepEqual(config.trustProxy, { proxies: ['127.0.0.1'] });
     assert.equal(config.publicOrigin, 'https://mail.example.com');
     // Every variable the prose or other blocks name is one Mailroom reads, too.
     for (const [, name] of GUIDE.matchAll(/`([A-Z][A-Z0-9]*_[A-Z0-9_]+)(?:=[^`]*)?`/g)) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { ValidationError } from '../src/errors.js';
-import { createSetupService, SETUP_DONE, SETUP_LINK_REFUSED, SETUP_LINK_TTL_MS } from '../src/people/index.js';
+import { createSetupService, passwordHashing, SETUP_DONE, SETUP_LINK_REFUSED, SETUP_LINK_TTL_MS } from '../src/people/index.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 const PASSWORD = 'correct horse 7';
@@ -71,6 +71,22 @@ describe('first-run setup: the first admin and workspace from a one-time link', 
     const res = await setup(body(token));
     assert.deepEqual([res.statusCode, res.json().error], [409, SETUP_DONE]);
     assert.deepEqual([await countOf('users'), await countOf('workspaces')], [users, workspaces]);
+  });
+
+  it('checks the link before it hashes anything, before the first run and after it', async () => {
+    const hashes = () => passwordHashing.state().started;
+    const before = hashes();
+    const madeUp = await setup(body('x'.repeat(43)));
+    assert.deepEqual([madeUp.statusCode, madeUp.json().error], [400, SETUP_LINK_REFUSED]);
+    assert.equal(hashes(), before, 'a made-up link costs no hash');
+    const token = (await t.services.setup.issueIfNoUsers())!;
+    assert.equal((await setup(body(token))).statusCode, 201);
+    assert.equal(hashes(), before + 1, "the first admin's password");
+    for (const link of [token, 'y'.repeat(43)]) {
+      const after = await setup(body(link, { email: 'mallory@example.com' }));
+      assert.deepEqual([after.statusCode, after.json().error], [400, SETUP_LINK_REFUSED]);
+    }
+    assert.equal(hashes(), before + 1, 'after setup, the used link and a made-up one cost no hash');
   });
 
   it('refuses a link an hour old', async () => {

@@ -50,6 +50,23 @@ describe('memory rate limiter', () => {
     assert.equal((await limiter.take(bucket, 10, 1)).allowed, false);
   });
 
+  it('counts a window of another length apart, and takes back a refunded request only within its window', async () => {
+    let now = start;
+    const limiter = createMemoryRateLimiter(() => now);
+    const quarterHour = 15 * 60;
+    assert.deepEqual(await limiter.consume('sign-in:192.0.2.1', 2, quarterHour), { allowed: true, limit: 2, remaining: 1, resetAt: Math.ceil((start + quarterHour * 1000) / 1000) });
+    assert.equal((await limiter.consume('sign-in:192.0.2.1', 2)).remaining, 1, 'the one-minute window of the same bucket and limit is another');
+    await limiter.refund('sign-in:192.0.2.1', 2, quarterHour);
+    assert.equal((await limiter.consume('sign-in:192.0.2.1', 2, quarterHour)).remaining, 1, 'the refunded request no longer counts');
+    assert.equal((await limiter.consume('sign-in:192.0.2.1', 2, quarterHour)).allowed, true);
+    assert.equal((await limiter.consume('sign-in:192.0.2.1', 2, quarterHour)).allowed, false);
+    now = start + windowMs;
+    assert.equal((await limiter.consume('sign-in:192.0.2.1', 2, quarterHour)).allowed, false, 'a minute on, the quarter hour still runs');
+    now = start + quarterHour * 1000;
+    await limiter.refund('sign-in:192.0.2.1', 2, quarterHour);
+    assert.equal((await limiter.consume('sign-in:192.0.2.1', 2, quarterHour)).remaining, 1, 'a refund after the window ended gives the next one nothing extra');
+  });
+
   it('forgets the windows of buckets that stopped, so memory does not grow with every client address ever seen', () => {
     let now = start;
     const limiter = createMemoryRateLimiter(() => now);

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
-import { deleteRedisKeys, TEST_REDIS_URL } from './helpers/test-store.js';
+import { deleteRedisKeys, freshRedisPrefix, TEST_REDIS_URL } from './helpers/test-store.js';
 
 const LIMITED = { success: false, error: 'Rate limit exceeded' };
 
@@ -22,7 +21,7 @@ for (const counters of TEST_REDIS_URL ? (['memory', 'redis'] as const) : (['memo
     let prefix: string;
     const countersEnv = (): Record<string, string> => (counters === 'redis' ? { REDIS_URL: TEST_REDIS_URL!, REDIS_KEY_PREFIX: prefix } : {});
     beforeEach(async () => {
-      prefix = `mailroom-test:${process.pid}:${randomBytes(6).toString('hex')}:`;
+      prefix = freshRedisPrefix();
       t = await createTestApp(countersEnv());
     });
     afterEach(async () => {

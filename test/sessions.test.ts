@@ -13,6 +13,7 @@ import {
   SIGN_IN_REFUSED,
   verifyPassword,
 } from '../src/people/index.js';
+import { createMemoryRateLimiter } from '../src/services/rate-limiter.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 const PASSWORD = 'correct horse 7';
@@ -32,7 +33,7 @@ describe('dashboard sessions (people/session-service.ts)', () => {
   beforeEach(async () => {
     // A user of their own per test, and a clock the test moves.
     clock = Date.parse('2026-11-24T10:00:00.000Z');
-    sessions = createSessionService(t.store, () => new Date(clock));
+    sessions = createSessionService(t.store, createMemoryRateLimiter(), () => new Date(clock));
     email = `user${++round}@example.com`;
     userId = (await t.services.users.create({ email, password: PASSWORD, workspaceId: t.workspaceId, role: 'viewer' })).id;
   });

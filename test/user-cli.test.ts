@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { createSessionService, verifyPassword } from '../src/people/index.js';
 import { createStore } from '../src/repositories/index.js';
+import { createMemoryRateLimiter } from '../src/services/rate-limiter.js';
 import { openMigratedDatabase } from '../src/store-runtime.js';
 import { ensureGone, exitWithin } from './helpers/delivery-rig.js';
 import { mailroomCommand } from './helpers/serve-process.js';
@@ -79,7 +80,7 @@ describe('mailroom user create', () => {
     const { id } = JSON.parse(created.stdout);
     const db = await openMigratedDatabase(loadConfig({ ...store.env, LOG_LEVEL: 'silent' }));
     try {
-      const sessions = createSessionService(createStore(db));
+      const sessions = createSessionService(createStore(db), createMemoryRateLimiter());
       const signedIn = await sessions.openFor({ id, email: 'reset@example.com' });
       const reset = spawnSync(process.execPath, [BIN, 'user', 'reset-password', '--email', 'Reset@Example.com', '--password-stdin', '--json'], {
         env: { ...process.env, ...store.env },

@@ -11,8 +11,6 @@ const PasswordBody = Type.Object({ current_password: Type.String(), new_password
 
 /** Signing in and out, who is signed in, and changing one's password: /dashboard/api/session. */
 export function sessionRoutes(config: Pick<Config, 'publicOrigin'>): FastifyPluginAsyncTypebox {
-  const cookie = sessionCookieOptions(config);
-
   return async (app) => {
     const { sessions, users } = app.services;
 
@@ -28,7 +26,7 @@ export function sessionRoutes(config: Pick<Config, 'publicOrigin'>): FastifyPlug
 
     app.delete('/session', async (request, reply) => {
       await sessions.signOut(sessionOf(request));
-      reply.clearCookie(SESSION_COOKIE, cookie);
+      reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(config, request));
       return ok({ signed_out: true });
     });
 

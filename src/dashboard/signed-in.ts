@@ -11,6 +11,6 @@ import { SESSION_COOKIE } from './session-guard.js';
  * workspaces}`, so that the UI treats them alike.
  */
 export async function signedInAnswer(reply: FastifyReply, signedIn: SignedIn, users: Services['users'], config: Pick<Config, 'publicOrigin'>) {
-  reply.setCookie(SESSION_COOKIE, signedIn.token, { ...sessionCookieOptions(config), maxAge: SESSION_LIFETIME_MS / 1000 });
+  reply.setCookie(SESSION_COOKIE, signedIn.token, { ...sessionCookieOptions(config, reply.request), maxAge: SESSION_LIFETIME_MS / 1000 });
   return { user: signedIn.user, csrf_token: signedIn.csrfToken, workspaces: await users.workspacesOf(signedIn.user.id) };
 }

@@ -1,5 +1,6 @@
-import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { ValidationError } from '../errors.js';
+import { passwordHashing, ScryptRefusedError } from './password-hashing.js';
 
 /** The shortest password accepted (issue 14; NIST SP 800-63B asks for at least 8). */
 export const MIN_PASSWORD_LENGTH = 10;
@@ -20,9 +21,9 @@ const KEY_BYTES = 32;
 /** Node refuses scrypt above 32 MiB by default; 128 · r · (N + p) bytes is what these parameters need. */
 const MAX_MEMORY = 256 * 1024 * 1024;
 
-function scrypt(password: string, salt: Buffer, keyLength: number, options: ScryptOptions): Promise<Buffer> {
-  // The callback form runs on libuv's thread pool: hashing never blocks the event loop.
-  return new Promise((resolve, reject) => scryptCallback(password.normalize('NFKC'), salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))));
+/** On a hashing thread (password-hashing.ts), never the event loop's; a 429 when too many wait already. */
+function scrypt(password: string, salt: Buffer, keyLength: number, cost: { N: number; r: number; p: number }): Promise<Buffer> {
+  return passwordHashing.scrypt(password.normalize('NFKC'), salt, keyLength, { ...cost, maxmem: MAX_MEMORY });
 }
 
 const b64 = (bytes: Buffer) => bytes.toString('base64').replace(/(?<!=)=+$/, '');
@@ -36,7 +37,7 @@ export function checkNewPassword(password: string, field = 'password'): void {
 /** A password's hash in PHC string form: `$scrypt$ln=15,r=8,p=3$<salt>$<hash>` (base64 without padding). */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
-  const key = await scrypt(password, salt, KEY_BYTES, { N: 2 ** COST.ln, r: COST.r, p: COST.p, maxmem: MAX_MEMORY });
+  const key = await scrypt(password, salt, KEY_BYTES, { N: 2 ** COST.ln, r: COST.r, p: COST.p });
   return `$scrypt$ln=${COST.ln},r=${COST.r},p=${COST.p}$${b64(salt)}$${b64(key)}`;
 }
 
@@ -54,9 +55,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const expected = Buffer.from(hash!, 'base64');
   if (expected.length < 16 || Number(ln) > 20) return false;
   try {
-    const key = await scrypt(password, Buffer.from(salt!, 'base64'), expected.length, { N: 2 ** Number(ln), r: Number(r), p: Number(p), maxmem: MAX_MEMORY });
+    const key = await scrypt(password, Buffer.from(salt!, 'base64'), expected.length, { N: 2 ** Number(ln), r: Number(r), p: Number(p) });
     return timingSafeEqual(key, expected);
-  } catch {
-    return false; // parameters scrypt refuses (a damaged row)
+  } catch (error) {
+    if (error instanceof ScryptRefusedError) return false; // parameters scrypt refuses (a damaged row)
+    throw error; // too many hashes waiting (429), or the hashing thread lost (503)
   }
 }

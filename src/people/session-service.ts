@@ -1,7 +1,9 @@
 import { newSecretToken, secretHash } from '../secret-token.js';
 import { RateLimitError, UnauthorizedError, ValidationError } from '../errors.js';
 import type { Repositories, Store } from '../repositories/index.js';
+import type { RateLimiter } from '../services/rate-limiter.js';
 import { checkNewPassword, hashPassword, verifyPassword } from './password.js';
+import { passwordHashing } from './password-hashing.js';
 import { hasControlCharacters } from '../services/email-address.js';
 
 const DAY_MS = 86_400_000;
@@ -14,10 +16,18 @@ const TOUCH_EVERY_MS = 60_000;
 /** Failed sign-ins for one address from one client within LOCKOUT_WINDOW_MS that lock further tries with 429. */
 export const LOCKOUT_FAILURES = 10;
 export const LOCKOUT_WINDOW_MS = 15 * 60_000;
+/**
+ * Sign-in attempts one client address may make within LOCKOUT_WINDOW_MS,
+ * whatever accounts they name (one password tried on many accounts); each
+ * counts from its start, so attempts made at once cannot slip past, and one
+ * that succeeds is given back (a whole office signs in from one address).
+ */
+export const SIGN_IN_ATTEMPTS_PER_CLIENT = 20;
 
 /** The one answer to a wrong password and to an unknown address: it must not tell them apart. */
 export const SIGN_IN_REFUSED = 'Wrong e-mail address or password';
 export const SIGN_IN_LOCKED = 'Too many failed sign-ins for this address: try again later';
+export const SIGN_IN_CLIENT_LIMITED = 'Too many sign-in attempts from your network address: try again later';
 
 /**
  * A hash of a random password nobody knows, with the parameters real hashes
@@ -54,36 +64,66 @@ async function openSession(sessions: Repositories['sessions'], userId: string, a
   return { token, csrfToken };
 }
 
-export function createSessionService(store: Store, now: () => Date = () => new Date()) {
+/**
+ * Sessions. `rateLimiter` counts each client address's sign-in attempts: in
+ * Redis when configured, so that every process shares one budget.
+ */
+export function createSessionService(store: Store, rateLimiter: RateLimiter, now: () => Date = () => new Date()) {
+  const attempts = (clientAddress: string) => `sign-in:${clientAddress}`;
+  const windowSeconds = LOCKOUT_WINDOW_MS / 1000;
+
+  /** The password check proper, once the client's attempt is counted. */
+  async function check({ email, password, clientAddress }: SignIn): Promise<SignedIn> {
+    const address = email.trim().toLowerCase();
+    if (hasControlCharacters(address)) {
+      // No user's address holds one (and PostgreSQL's text could not be asked about a NUL): refused as any unknown address, after the same work.
+      await verifyPassword(password, NOBODY);
+      throw new UnauthorizedError(SIGN_IN_REFUSED);
+    }
+    passwordHashing.refuseWhileFull();
+    const at = now();
+    const windowStart = new Date(at.getTime() - LOCKOUT_WINDOW_MS).toISOString();
+    const failures = await store.sessions.failuresSince(address, clientAddress, windowStart);
+    if (failures.length >= LOCKOUT_FAILURES) {
+      const freedAt = Date.parse(failures[failures.length - LOCKOUT_FAILURES]!) + LOCKOUT_WINDOW_MS;
+      throw new RateLimitError(Math.max(1, Math.ceil((freedAt - at.getTime()) / 1000)), SIGN_IN_LOCKED);
+    }
+    const user = await store.users.findByEmail(address);
+    const matches = await verifyPassword(password, user?.password_hash ?? NOBODY);
+    if (!user || !matches) {
+      // One commit for its two statements: on SQLite each commit waits for the disk, on the thread answering HTTP.
+      await store.transaction((repos) => repos.sessions.recordFailure(address, clientAddress, at.toISOString(), windowStart));
+      throw new UnauthorizedError(SIGN_IN_REFUSED);
+    }
+    await store.sessions.clearFailures(address, clientAddress);
+    return { ...(await openSession(store.sessions, user.id, at)), user: { id: user.id, email: user.email } };
+  }
+
   return {
     /**
      * Checks the password and opens a session. An unknown address and a wrong
      * password answer the same, after the same scrypt work; LOCKOUT_FAILURES
      * of them for one address from one client within the window answer 429
-     * until the oldest leaves it, right password or not.
+     * until the oldest leaves it, right password or not. Before anything, the
+     * client's attempt is counted: past SIGN_IN_ATTEMPTS_PER_CLIENT in the
+     * window, 429 without a look at the password. An attempt that was not
+     * refused (it succeeded, or found no hashing thread free) is given back.
      */
-    async signIn({ email, password, clientAddress }: SignIn): Promise<SignedIn> {
-      const address = email.trim().toLowerCase();
-      if (hasControlCharacters(address)) {
-        // No user's address holds one (and PostgreSQL's text could not be asked about a NUL): refused as any unknown address, after the same work.
-        await verifyPassword(password, NOBODY);
-        throw new UnauthorizedError(SIGN_IN_REFUSED);
+    async signIn(input: SignIn): Promise<SignedIn> {
+      const counted = await rateLimiter.consume(attempts(input.clientAddress), SIGN_IN_ATTEMPTS_PER_CLIENT, windowSeconds);
+      if (!counted.allowed) throw new RateLimitError(Math.max(1, counted.resetAt - Math.floor(Date.now() / 1000)), SIGN_IN_CLIENT_LIMITED);
+      const giveBack = () => rateLimiter.refund(attempts(input.clientAddress), SIGN_IN_ATTEMPTS_PER_CLIENT, windowSeconds);
+      let signedIn: SignedIn;
+      try {
+        signedIn = await check(input);
+      } catch (error) {
+        // A refusal (a wrong password, an unknown address, a lock-out) keeps its count; anything else was no try at a password.
+        const refusal = error instanceof UnauthorizedError || (error instanceof RateLimitError && error.message === SIGN_IN_LOCKED);
+        if (!refusal) await giveBack();
+        throw error;
       }
-      const at = now();
-      const windowStart = new Date(at.getTime() - LOCKOUT_WINDOW_MS).toISOString();
-      const failures = await store.sessions.failuresSince(address, clientAddress, windowStart);
-      if (failures.length >= LOCKOUT_FAILURES) {
-        const freedAt = Date.parse(failures[failures.length - LOCKOUT_FAILURES]!) + LOCKOUT_WINDOW_MS;
-        throw new RateLimitError(Math.max(1, Math.ceil((freedAt - at.getTime()) / 1000)), SIGN_IN_LOCKED);
-      }
-      const user = await store.users.findByEmail(address);
-      const matches = await verifyPassword(password, user?.password_hash ?? NOBODY);
-      if (!user || !matches) {
-        await store.sessions.recordFailure(address, clientAddress, at.toISOString(), windowStart);
-        throw new UnauthorizedError(SIGN_IN_REFUSED);
-      }
-      await store.sessions.clearFailures(address, clientAddress);
-      return { ...(await openSession(store.sessions, user.id, at)), user: { id: user.id, email: user.email } };
+      await giveBack();
+      return signedIn;
     },
 
     /** A session for a user who has just proved who they are another way (the first-run setup). */

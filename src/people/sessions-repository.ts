@@ -1,5 +1,10 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
-import type { SessionsTable, SetupTokensTable } from '../db/schema.js';
+import type { Database, SessionsTable, SetupTokensTable } from '../db/schema.js';
+
+/** The setup token of this hash, if it is unused and has not expired at `at`. */
+const usableSetupToken = (tokenHash: string, at: string) => (eb: ExpressionBuilder<Database, 'setup_tokens'>) =>
+  eb.and([eb('token_hash', '=', tokenHash), eb('used_at', 'is', null), eb('expires_at', '>', at)]);
 
 /** Dashboard sessions (by the hash of their token) and the failed sign-ins the lock-out counts. */
 export function createSessionsRepository(db: Db) {
@@ -53,15 +58,15 @@ export function createSessionsRepository(db: Db) {
       await db.insertInto('setup_tokens').values(token).execute();
     },
 
+    /** Whether a setup token exists, is unused and has not expired at `at` (useSetupToken decides, in its transaction). */
+    async setupTokenUsable(tokenHash: string, at: string): Promise<boolean> {
+      const row = await db.selectFrom('setup_tokens').select('token_hash').where(usableSetupToken(tokenHash, at)).executeTakeFirst();
+      return row !== undefined;
+    },
+
     /** Marks a setup token used, if it exists, is unused and has not expired at `at`; whether it did. */
     async useSetupToken(tokenHash: string, at: string): Promise<boolean> {
-      const result = await db
-        .updateTable('setup_tokens')
-        .set({ used_at: at })
-        .where('token_hash', '=', tokenHash)
-        .where('used_at', 'is', null)
-        .where('expires_at', '>', at)
-        .executeTakeFirst();
+      const result = await db.updateTable('setup_tokens').set({ used_at: at }).where(usableSetupToken(tokenHash, at)).executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
 

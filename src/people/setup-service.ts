@@ -38,16 +38,21 @@ export function createSetupService(store: Store, now: () => Date = () => new Dat
     /**
      * Creates the first admin and their workspace (with its first API key),
      * using up the link: all of it, or nothing. A link that expired or was
-     * used, or a Mailroom that has users by now, is refused.
+     * used, or a Mailroom that has users by now, is refused, before any
+     * scrypt work: anyone may call this, long after the first run too.
      */
     async createFirstAdmin(input: FirstAdmin): Promise<{ user: { id: string; email: string }; workspace: { id: string; name: string }; apiKey: string }> {
       const email = accountEmailOf(input.email);
       checkNewPassword(input.password);
       const name = workspaceNameOf(input.workspaceName, 'workspace_name');
+      const tokenHash = secretHash(input.token);
+      if (!(await store.sessions.setupTokenUsable(tokenHash, now().toISOString()))) throw new ValidationError(SETUP_LINK_REFUSED);
+      if ((await store.users.count()) > 0) throw new ConflictError(SETUP_DONE);
       const passwordHash = await hashPassword(input.password);
       return store.transaction(async (repos) => {
         const at = now().toISOString();
-        if (!(await repos.sessions.useSetupToken(secretHash(input.token), at))) throw new ValidationError(SETUP_LINK_REFUSED);
+        // Again, to the letter: the link may have been used, or a user made, while the password was hashed.
+        if (!(await repos.sessions.useSetupToken(tokenHash, at))) throw new ValidationError(SETUP_LINK_REFUSED);
         if ((await repos.users.count()) > 0) throw new ConflictError(SETUP_DONE);
         const workspace = await insertWorkspace(repos, name);
         const user = { id: newId('usr'), email, password_hash: passwordHash, created_at: at, updated_at: at };

@@ -60,7 +60,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     webhooks: createWebhookService(store, config, { resolveHost: options.resolveHost }),
     workspaces: createWorkspaceService(store),
     users: createUserService(store),
-    sessions: createSessionService(store),
+    sessions: createSessionService(store, rateLimiter),
     setup: createSetupService(store),
     members: createMemberService(store),
     invitations: createInvitationService(store),

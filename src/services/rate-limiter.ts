@@ -16,37 +16,41 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
-  /** Counts one request, whether it is allowed or not. */
-  consume(bucket: string, limit: number): Promise<RateLimitDecision>;
+  /** Counts a request in `bucket`'s window (RATE_LIMIT_WINDOW_SECONDS unless `windowSeconds` says otherwise). */
+  consume(bucket: string, limit: number, windowSeconds?: number): Promise<RateLimitDecision>;
   /** The same at once, where the counters are in this process (no promise on every request's path). */
   consumeNow?(bucket: string, limit: number): RateLimitDecision;
+  /** Takes back one request counted in the bucket's current window (one that turned out not to count, such as a sign-in that succeeded). */
+  refund(bucket: string, limit: number, windowSeconds?: number): Promise<void>;
   /**
    * Counts `points` at once (a request's recipients) only when they all fit in what the window has left:
    * a refused take counts nothing, so `remaining` then says what is left. Checked and counted atomically.
+   * One-minute windows (RATE_LIMIT_WINDOW_SECONDS).
    */
   take(bucket: string, limit: number, points: number): Promise<RateLimitDecision>;
   /** Gives back points taken in the current window (their request was not written after all). */
   giveBack(bucket: string, limit: number, points: number): Promise<void>;
 }
 
-/** rate-limiter-flexible keeps one limiter per points-per-window; ours are made on first use of each limit. */
-function createRateLimiter(make: (limit: number) => RateLimiterAbstract): Pick<RateLimiter, 'consume'> {
-  const byLimit = new Map<number, RateLimiterAbstract>();
-  const limiterFor = (limit: number) => {
-    let limiter = byLimit.get(limit);
+/** rate-limiter-flexible keeps one limiter per points-per-window; ours are made on first use of each limit and window. */
+function createRateLimiter(make: (limit: number, windowSeconds: number) => RateLimiterAbstract): Pick<RateLimiter, 'consume' | 'refund'> {
+  const byRule = new Map<string, RateLimiterAbstract>();
+  const limiterFor = (limit: number, windowSeconds: number) => {
+    const rule = `${limit}/${windowSeconds}`;
+    let limiter = byRule.get(rule);
     if (!limiter) {
-      limiter = make(limit);
-      byLimit.set(limit, limiter);
+      limiter = make(limit, windowSeconds);
+      byRule.set(rule, limiter);
     }
     return limiter;
   };
 
   return {
-    async consume(bucket, limit) {
+    async consume(bucket, limit, windowSeconds = RATE_LIMIT_WINDOW_SECONDS) {
       let result: RateLimiterRes;
       let allowed = true;
       try {
-        result = await limiterFor(limit).consume(bucket);
+        result = await limiterFor(limit, windowSeconds).consume(bucket);
       } catch (rejection) {
         // A RateLimiterRes means "over the limit"; anything else means the counters' store (Redis) is down.
         if (!(rejection instanceof RateLimiterRes)) throw new ServiceUnavailableError(RETRY_AFTER_COUNTERS_DOWN_SECONDS, { cause: rejection });
@@ -60,32 +64,47 @@ function createRateLimiter(make: (limit: number) => RateLimiterAbstract): Pick<R
         resetAt: Math.ceil((Date.now() + result.msBeforeNext) / 1000),
       };
     },
+
+    async refund(bucket, limit, windowSeconds = RATE_LIMIT_WINDOW_SECONDS) {
+      try {
+        await limiterFor(limit, windowSeconds).reward(bucket, 1);
+      } catch (error) {
+        throw new ServiceUnavailableError(RETRY_AFTER_COUNTERS_DOWN_SECONDS, { cause: error });
+      }
+    },
   };
 }
 
 /**
  * Fixed windows kept in this process's memory: the embedded default, right for one process. The same
  * windows as rate-limiter-flexible's (a window starts at a bucket's first request and lasts
- * RATE_LIMIT_WINDOW_SECONDS), counted here rather than with its RateLimiterMemory, whose only way in is a
+ * RATE_LIMIT_WINDOW_SECONDS, or the length a caller names), counted here rather than with its RateLimiterMemory, whose only way in is a
  * promise: every API request passes through this, and the counter itself is a map entry. Ended windows are
- * swept once per window length, so buckets that stop sending do not stay in memory.
+ * swept once a minute, so buckets that stop sending do not stay in memory.
  */
 export function createMemoryRateLimiter(clock: () => number = Date.now): RateLimiter & { windowsHeld(): number } {
-  const windowMs = RATE_LIMIT_WINDOW_SECONDS * 1000;
-  // By limit, then bucket, as rate-limiter-flexible keeps one store per limiter.
-  const windows = new Map<number, Map<string, { used: number; endsAt: number }>>();
-  let sweepAt = clock() + windowMs;
+  const sweepEveryMs = RATE_LIMIT_WINDOW_SECONDS * 1000;
+  // By window length and limit, then bucket, as rate-limiter-flexible keeps one store per limiter (nested
+  // maps rather than a joined key: no string made on every request's path).
+  const windows = new Map<number, Map<number, Map<string, { used: number; endsAt: number }>>>();
+  let sweepAt = clock() + sweepEveryMs;
+  const bucketsOf = (limit: number, windowSeconds: number) => {
+    let byLimit = windows.get(windowSeconds);
+    if (!byLimit) windows.set(windowSeconds, (byLimit = new Map()));
+    let buckets = byLimit.get(limit);
+    if (!buckets) byLimit.set(limit, (buckets = new Map()));
+    return buckets;
+  };
 
   /** The bucket's current window, a new one if the last has ended. */
-  function windowOf(bucket: string, limit: number, now: number): { used: number; endsAt: number } {
+  function windowOf(bucket: string, limit: number, windowSeconds: number, now: number): { used: number; endsAt: number } {
     if (now >= sweepAt) {
-      for (const buckets of windows.values()) for (const [name, window] of buckets) if (window.endsAt <= now) buckets.delete(name);
-      sweepAt = now + windowMs;
+      for (const byLimit of windows.values()) for (const buckets of byLimit.values()) for (const [name, window] of buckets) if (window.endsAt <= now) buckets.delete(name);
+      sweepAt = now + sweepEveryMs;
     }
-    let buckets = windows.get(limit);
-    if (!buckets) windows.set(limit, (buckets = new Map()));
+    const buckets = bucketsOf(limit, windowSeconds);
     let window = buckets.get(bucket);
-    if (!window || window.endsAt <= now) buckets.set(bucket, (window = { used: 0, endsAt: now + windowMs }));
+    if (!window || window.endsAt <= now) buckets.set(bucket, (window = { used: 0, endsAt: now + windowSeconds * 1000 }));
     return window;
   }
   const decision = (allowed: boolean, limit: number, window: { used: number; endsAt: number }): RateLimitDecision => ({
@@ -95,26 +114,30 @@ export function createMemoryRateLimiter(clock: () => number = Date.now): RateLim
     resetAt: Math.ceil(window.endsAt / 1000),
   });
 
-  function consumeNow(bucket: string, limit: number): RateLimitDecision {
-    const window = windowOf(bucket, limit, clock());
+  function consumeNow(bucket: string, limit: number, windowSeconds = RATE_LIMIT_WINDOW_SECONDS): RateLimitDecision {
+    const window = windowOf(bucket, limit, windowSeconds, clock());
     window.used++;
     return decision(window.used <= limit, limit, window);
   }
   return {
     consumeNow,
-    consume: async (bucket, limit) => consumeNow(bucket, limit),
+    consume: async (bucket, limit, windowSeconds) => consumeNow(bucket, limit, windowSeconds),
+    refund: async (bucket, limit, windowSeconds = RATE_LIMIT_WINDOW_SECONDS) => {
+      const window = bucketsOf(limit, windowSeconds).get(bucket);
+      if (window && window.endsAt > clock() && window.used > 0) window.used--;
+    },
     async take(bucket, limit, points) {
-      const window = windowOf(bucket, limit, clock());
+      const window = windowOf(bucket, limit, RATE_LIMIT_WINDOW_SECONDS, clock());
       if (window.used + points > limit) return decision(false, limit, window);
       window.used += points;
       return decision(true, limit, window);
     },
     async giveBack(bucket, limit, points) {
-      const window = windows.get(limit)?.get(bucket);
+      const window = bucketsOf(limit, RATE_LIMIT_WINDOW_SECONDS).get(bucket);
       if (window && window.endsAt > clock()) window.used = Math.max(0, window.used - points);
     },
     /** How many buckets' windows are in memory. */
-    windowsHeld: () => [...windows.values()].reduce((sum, buckets) => sum + buckets.size, 0),
+    windowsHeld: () => [...windows.values()].reduce((sum, byLimit) => sum + [...byLimit.values()].reduce((n, buckets) => n + buckets.size, 0), 0),
   };
 }
 
@@ -153,12 +176,13 @@ type PointScripts = { mailroomTakePoints(key: string, points: number, limit: num
  */
 export function createRedisRateLimiter(redis: Redis, keyPrefix: string): RateLimiter {
   const limiter = createRateLimiter(
-    (limit) =>
+    (limit, windowSeconds) =>
       new RateLimiterRedis({
         storeClient: redis,
         points: limit,
-        duration: RATE_LIMIT_WINDOW_SECONDS,
-        keyPrefix: `${keyPrefix}rl${limit}`,
+        duration: windowSeconds,
+        // The one-minute windows keep the names they always had, so processes of two versions count together.
+        keyPrefix: windowSeconds === RATE_LIMIT_WINDOW_SECONDS ? `${keyPrefix}rl${limit}` : `${keyPrefix}rl${limit}w${windowSeconds}`,
         rejectIfRedisNotReady: true,
       }),
   );

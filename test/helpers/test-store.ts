@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { StoreKind } from '../../src/db/database.js';
 
@@ -16,6 +17,11 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL === undefined ? 'redis:
 
 /** Where rate-limit tests keep their counters: this process's memory and, when the run has Redis, Redis. */
 export const COUNTER_STORES = TEST_REDIS_URL ? (['memory', 'redis'] as const) : (['memory'] as const);
+
+/** A key prefix of its own in the shared Redis, for one test's counters (REDIS_KEY_PREFIX). */
+export function freshRedisPrefix(): string {
+  return `mailroom-test:${process.pid}:${randomBytes(6).toString('hex')}:`;
+}
 
 /** Removes a test's counters (every key under `prefix`) from the shared Redis. */
 export async function deleteRedisKeys(prefix: string): Promise<void> {
@@ -33,7 +39,7 @@ export async function deleteRedisKeys(prefix: string): Promise<void> {
 /** Fresh counters of a kind: the environment that selects them (in Redis, under a key prefix of their own) and their removal. */
 export function freshCounters(kind: (typeof COUNTER_STORES)[number]): { env: Record<string, string>; drop(): Promise<void> } {
   if (kind === 'memory') return { env: {}, drop: async () => {} };
-  const prefix = `mailroom-test:${process.pid}:${randomBytes(6).toString('hex')}:`;
+  const prefix = freshRedisPrefix();
   return { env: { REDIS_URL: TEST_REDIS_URL!, REDIS_KEY_PREFIX: prefix }, drop: () => deleteRedisKeys(prefix) };
 }
 
