@@ -427,6 +427,8 @@ export interface operations {
             /** @description Something the process needs did not answer within 2 s: `down` names it. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -684,7 +686,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -953,7 +955,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -1142,7 +1144,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -1306,7 +1308,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -1473,7 +1475,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -1711,7 +1713,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -1952,7 +1954,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -2134,7 +2136,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -2296,7 +2298,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -2543,7 +2545,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -2746,7 +2748,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -2966,7 +2968,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -3209,7 +3211,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -3374,7 +3376,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -3589,7 +3591,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -3829,7 +3831,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -3996,7 +3998,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -4230,7 +4232,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -4413,7 +4415,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -4633,7 +4635,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -4797,7 +4799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -5007,7 +5009,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -5208,7 +5210,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -5428,7 +5430,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -5647,7 +5649,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
@@ -5878,7 +5880,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
