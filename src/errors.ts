@@ -69,10 +69,32 @@ export class RecipientLimitError extends RateLimitError {
   }
 }
 
-/** A dependency the request needs (Redis for rate limits) did not answer: try again shortly. */
+/** A dependency the request needs (Redis for rate limits, the store) did not answer: try again shortly. */
 export class ServiceUnavailableError extends AppError {
   readonly statusCode = 503;
-  constructor(override readonly retryAfterSeconds: number, options?: { cause?: unknown }) {
-    super('Service temporarily unavailable', options);
+  constructor(override readonly retryAfterSeconds: number, options?: { cause?: unknown; message?: string }) {
+    super(options?.message ?? 'Service temporarily unavailable', options);
+  }
+}
+
+/** Seconds a client is told to wait while the store does not answer: the pool tries it again on the next request. */
+export const RETRY_AFTER_STORE_DOWN_SECONDS = 5;
+/** Seconds a client is told to wait while the store has no room: space comes back by an operator's hand, not in seconds. */
+export const RETRY_AFTER_STORE_FULL_SECONDS = 60;
+
+/**
+ * The store cannot be reached or did not answer in time (db/store-failure.ts tells which errors mean that):
+ * nothing is wrong with the request, and the same request may succeed once the store is back.
+ */
+export class StoreUnavailableError extends ServiceUnavailableError {
+  constructor(options: { cause: unknown }) {
+    super(RETRY_AFTER_STORE_DOWN_SECONDS, { ...options, message: 'Service temporarily unavailable: the database did not answer; try again in a few seconds' });
+  }
+}
+
+/** The store's disk is full: the write was rolled back whole, and reads still work. */
+export class StoreFullError extends ServiceUnavailableError {
+  constructor(options: { cause: unknown }) {
+    super(RETRY_AFTER_STORE_FULL_SECONDS, { ...options, message: 'Service temporarily unavailable: the database has no space left to write; try again later' });
   }
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, pingDatabase, storeKindOf, UnreachableError, type Db, type SqliteOptions } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
+import { storeCauseOf } from './db/store-failure.js';
 import { loadReturnPathKeys } from './inbound/return-path-key.js';
 import { createReturnPathSigner, type ReturnPathSigner } from './inbound/return-path.js';
 import { createLogger as createConfiguredLogger } from './observability/log-format.js';
@@ -16,9 +17,11 @@ export async function openReachableDatabase(config: Config, sqliteOptions: Sqlit
   const db = openDatabase(config, sqliteOptions);
   if (storeKindOf(config) === 'postgres') {
     // Named plainly, and without the URL (it may carry a password).
-    await pingDatabase(db).catch(async (error: Error) => {
+    await pingDatabase(db).catch(async (error: unknown) => {
       await db.destroy();
-      throw new UnreachableError(`Cannot reach PostgreSQL at DATABASE_URL: ${error.message}`);
+      // The driver's own words (ECONNREFUSED, a refused password …), not the sentence a request would answer.
+      const cause = storeCauseOf(error);
+      throw new UnreachableError(`Cannot reach PostgreSQL at DATABASE_URL: ${cause instanceof Error ? cause.message : String(cause)}`);
     });
   }
   return db;

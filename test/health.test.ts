@@ -19,9 +19,9 @@ async function waitFor(what: string, check: () => Promise<boolean>): Promise<voi
   }
 }
 
-/** A Redis of this test's own (Debian's redis-server), so it can be stopped without touching the machine's. */
-async function startRedis(): Promise<{ url: string; process: ChildProcess }> {
-  const port = await freePort();
+/** A Redis of this test's own (Debian's redis-server), so it can be stopped without touching the machine's; `port` to start it again. */
+async function startRedis(port?: number): Promise<{ url: string; port: number; process: ChildProcess }> {
+  port ??= await freePort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const url = `redis://127.0.0.1:${port}`;
   await waitFor('redis-server to answer', async () => {
@@ -36,7 +36,7 @@ async function startRedis(): Promise<{ url: string; process: ChildProcess }> {
       probe.disconnect();
     }
   });
-  return { url, process: child };
+  return { url, port, process: child };
 }
 
 async function health(t: TestApp) {
@@ -50,7 +50,7 @@ describe('health check', () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
 
-  it('answers 200 {"status": "ok"} while the store and Redis answer, and 503 naming Redis once it stops', async () => {
+  it('answers 200 {"status": "ok"} while the store and Redis answer, 503 naming Redis once it stops, and serves again once it is back', async () => {
     const redis = await startRedis();
     cleanups.push(async () => redis.process.exitCode === null && redis.process.kill('SIGKILL'));
     const t = await createTestApp({ REDIS_URL: redis.url });
@@ -73,6 +73,16 @@ describe('health check', () => {
     assert.equal(send.headers['retry-after'], '5');
     const after = await t.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     assert.equal(Number(after.n), Number(before.n));
+    // The liveness probe asks nothing of Redis: the process is not restarted for it.
+    assert.equal((await t.call('GET', '/livez', { key: null })).statusCode, 200);
+
+    // Redis back on its address: ioredis reconnects by itself, and the same requests are served again.
+    const again = await startRedis(redis.port);
+    cleanups.push(async () => again.process.exitCode === null && again.process.kill('SIGKILL'));
+    await waitFor('the health check to report all well again', async () => (await health(t)).status === 200);
+    const resent = await t.call('POST', '/v1/send', { body: sendBody() });
+    assert.equal(resent.statusCode, 200);
+    assert.equal(resent.headers['x-ratelimit-remaining'], String(t.config.rateLimits.sendPerMinute - 1), 'counted in Redis again');
   });
 
   it('answers 503 naming the database when the store cannot answer', async () => {

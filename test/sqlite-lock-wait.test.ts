@@ -7,6 +7,7 @@ import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { openSqlite, sqliteFileOf } from '../src/db/database.js';
 import { LOCK_WAIT_MS } from '../src/db/sqlite-lock-wait.js';
+import { StoreUnavailableError } from '../src/errors.js';
 
 // The embedded store's connections wait for each other's write lock in code of their own
 // (src/db/sqlite-lock-wait.ts) rather than in SQLite's busy handler, which would put the waiting thread to
@@ -78,7 +79,11 @@ describe('a SQLite write waiting for another connection’s lock on the main thr
     try {
       other.prepare('begin immediate').run();
       const started = Date.now();
-      await assert.rejects(sql`insert into notes (body) values (${'never'})`.execute(db), (error: { code?: string }) => error.code === 'SQLITE_BUSY');
+      // A lock held past the wait is the store being unavailable for now: a 503, its cause SQLite's own error.
+      await assert.rejects(
+        sql`insert into notes (body) values (${'never'})`.execute(db),
+        (error) => error instanceof StoreUnavailableError && (error.cause as { code?: string }).code === 'SQLITE_BUSY',
+      );
       const waited = Date.now() - started;
       assert.ok(waited >= LOCK_WAIT_MS && waited < LOCK_WAIT_MS + 1_500, `gave up after ${waited} ms`);
       other.prepare('rollback').run();

@@ -427,6 +427,8 @@ export interface operations {
             /** @description Something the process needs did not answer within 2 s: `down` names it. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -481,9 +483,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -509,9 +511,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -531,9 +533,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -553,9 +555,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -575,9 +577,9 @@ export interface operations {
             /** @description The request conflicts with the current state of the resource. */
             409: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -599,9 +601,9 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -621,9 +623,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -643,9 +645,9 @@ export interface operations {
             /** @description The request body is not JSON. */
             415: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -665,9 +667,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -689,9 +691,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -706,12 +708,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -772,9 +774,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -800,9 +802,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -822,9 +824,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -844,9 +846,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -866,9 +868,9 @@ export interface operations {
             /** @description The request conflicts with the current state of the resource. */
             409: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -890,9 +892,9 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -912,9 +914,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -934,9 +936,9 @@ export interface operations {
             /** @description The request body is not JSON. */
             415: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -956,9 +958,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -980,9 +982,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -997,12 +999,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -1045,9 +1047,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1087,9 +1089,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1107,9 +1109,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1127,9 +1129,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1147,9 +1149,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1167,9 +1169,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1189,9 +1191,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -1206,12 +1208,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -1245,9 +1247,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1271,9 +1273,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1291,9 +1293,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1311,9 +1313,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1331,9 +1333,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1351,9 +1353,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1373,9 +1375,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -1390,12 +1392,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -1430,9 +1432,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1458,9 +1460,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1478,9 +1480,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1498,9 +1500,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1518,9 +1520,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1538,9 +1540,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1560,9 +1562,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -1577,12 +1579,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -1615,9 +1617,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1696,9 +1698,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1716,9 +1718,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1736,9 +1738,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1756,9 +1758,9 @@ export interface operations {
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1776,9 +1778,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1796,9 +1798,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1818,9 +1820,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -1835,12 +1837,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -1873,9 +1875,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1897,9 +1899,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1917,9 +1919,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1937,9 +1939,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1957,9 +1959,9 @@ export interface operations {
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1977,9 +1979,9 @@ export interface operations {
             /** @description The request conflicts with the current state of the resource. */
             409: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -1997,9 +1999,9 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2017,9 +2019,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2037,9 +2039,9 @@ export interface operations {
             /** @description The request body is not JSON. */
             415: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2057,9 +2059,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2079,9 +2081,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -2096,12 +2098,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -2134,9 +2136,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2159,9 +2161,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2179,9 +2181,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2199,9 +2201,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2219,9 +2221,9 @@ export interface operations {
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2239,9 +2241,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2259,9 +2261,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2281,9 +2283,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -2298,12 +2300,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -2334,9 +2336,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2361,9 +2363,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2381,9 +2383,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2401,9 +2403,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2421,9 +2423,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2441,9 +2443,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2463,9 +2465,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -2480,12 +2482,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -2522,9 +2524,9 @@ export interface operations {
             /** @description Success. */
             201: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2568,9 +2570,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2588,9 +2590,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2608,9 +2610,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2628,9 +2630,9 @@ export interface operations {
             /** @description The request conflicts with the current state of the resource. */
             409: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2648,9 +2650,9 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2668,9 +2670,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2688,9 +2690,9 @@ export interface operations {
             /** @description The request body is not JSON. */
             415: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2708,9 +2710,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2730,9 +2732,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -2747,12 +2749,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -2785,9 +2787,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2831,9 +2833,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2851,9 +2853,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2871,9 +2873,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2891,9 +2893,9 @@ export interface operations {
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2911,9 +2913,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2931,9 +2933,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -2953,9 +2955,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -2970,12 +2972,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -3008,9 +3010,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3031,9 +3033,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3051,9 +3053,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3071,9 +3073,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3091,9 +3093,9 @@ export interface operations {
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3111,9 +3113,9 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3131,9 +3133,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3151,9 +3153,9 @@ export interface operations {
             /** @description The request body is not JSON. */
             415: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3171,9 +3173,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3193,9 +3195,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -3210,12 +3212,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -3248,9 +3250,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3294,9 +3296,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3314,9 +3316,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3334,9 +3336,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3354,9 +3356,9 @@ export interface operations {
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3374,9 +3376,9 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3394,9 +3396,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3414,9 +3416,9 @@ export interface operations {
             /** @description The request body is not JSON. */
             415: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3434,9 +3436,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3456,9 +3458,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -3473,12 +3475,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -3509,9 +3511,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3539,9 +3541,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3559,9 +3561,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3579,9 +3581,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3599,9 +3601,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3619,9 +3621,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3641,9 +3643,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -3658,12 +3660,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -3703,9 +3705,9 @@ export interface operations {
             /** @description Success. */
             201: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3734,9 +3736,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3754,9 +3756,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3774,9 +3776,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3794,9 +3796,9 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3814,9 +3816,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3834,9 +3836,9 @@ export interface operations {
             /** @description The request body is not JSON. */
             415: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3854,9 +3856,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3876,9 +3878,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -3893,12 +3895,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -3931,9 +3933,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3954,9 +3956,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3974,9 +3976,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -3994,9 +3996,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4014,9 +4016,9 @@ export interface operations {
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4034,9 +4036,9 @@ export interface operations {
             /** @description The request conflicts with the current state of the resource. */
             409: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4054,9 +4056,9 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4074,9 +4076,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4094,9 +4096,9 @@ export interface operations {
             /** @description The request body is not JSON. */
             415: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4114,9 +4116,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4136,9 +4138,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -4153,12 +4155,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -4193,9 +4195,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4221,9 +4223,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4241,9 +4243,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4261,9 +4263,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4281,9 +4283,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4301,9 +4303,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4323,9 +4325,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -4340,12 +4342,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -4383,9 +4385,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4409,9 +4411,9 @@ export interface operations {
             /** @description Success. */
             201: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4435,9 +4437,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4455,9 +4457,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4475,9 +4477,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4495,9 +4497,9 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4515,9 +4517,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4535,9 +4537,9 @@ export interface operations {
             /** @description The request body is not JSON. */
             415: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4555,9 +4557,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4577,9 +4579,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -4594,12 +4596,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -4632,9 +4634,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4658,9 +4660,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4678,9 +4680,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4698,9 +4700,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4718,9 +4720,9 @@ export interface operations {
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4738,9 +4740,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4758,9 +4760,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4780,9 +4782,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -4797,12 +4799,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -4835,9 +4837,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4858,9 +4860,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4878,9 +4880,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4898,9 +4900,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4918,9 +4920,9 @@ export interface operations {
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4938,9 +4940,9 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4958,9 +4960,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4978,9 +4980,9 @@ export interface operations {
             /** @description The request body is not JSON. */
             415: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -4998,9 +5000,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5020,9 +5022,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -5037,12 +5039,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -5073,9 +5075,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5102,9 +5104,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5122,9 +5124,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5142,9 +5144,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5162,9 +5164,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5182,9 +5184,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5204,9 +5206,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -5221,12 +5223,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -5264,9 +5266,9 @@ export interface operations {
             /** @description Success. */
             201: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5292,9 +5294,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5312,9 +5314,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5332,9 +5334,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5352,9 +5354,9 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5372,9 +5374,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5392,9 +5394,9 @@ export interface operations {
             /** @description The request body is not JSON. */
             415: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5412,9 +5414,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5434,9 +5436,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -5451,12 +5453,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -5489,9 +5491,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5533,9 +5535,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5553,9 +5555,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5573,9 +5575,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5593,9 +5595,9 @@ export interface operations {
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5613,9 +5615,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5633,9 +5635,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5655,9 +5657,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -5672,12 +5674,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -5710,9 +5712,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5733,9 +5735,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5753,9 +5755,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5773,9 +5775,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5793,9 +5795,9 @@ export interface operations {
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5813,9 +5815,9 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5833,9 +5835,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5853,9 +5855,9 @@ export interface operations {
             /** @description The request body is not JSON. */
             415: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5873,9 +5875,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5895,9 +5897,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -5912,12 +5914,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -5950,9 +5952,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5972,9 +5974,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -5992,9 +5994,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -6012,9 +6014,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -6032,9 +6034,9 @@ export interface operations {
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -6052,9 +6054,9 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -6072,9 +6074,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -6092,9 +6094,9 @@ export interface operations {
             /** @description The request body is not JSON. */
             415: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -6112,9 +6114,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -6134,9 +6136,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -6151,12 +6153,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -6190,9 +6192,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -6223,9 +6225,9 @@ export interface operations {
             /** @description The request is not valid: the sentence names the field, query parameter or header. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -6243,9 +6245,9 @@ export interface operations {
             /** @description The API key is missing or invalid: "Invalid or missing API key". */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -6263,9 +6265,9 @@ export interface operations {
             /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -6283,9 +6285,9 @@ export interface operations {
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -6303,9 +6305,9 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -6323,9 +6325,9 @@ export interface operations {
             /** @description The request URL is longer than 8192 bytes. */
             414: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -6343,9 +6345,9 @@ export interface operations {
             /** @description The request body is not JSON. */
             415: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -6363,9 +6365,9 @@ export interface operations {
             /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit": number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset": number;
@@ -6385,9 +6387,9 @@ export interface operations {
             /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;
@@ -6402,12 +6404,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable". */
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1). */
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends. */
                     "X-RateLimit-Reset"?: number;

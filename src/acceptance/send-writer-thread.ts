@@ -6,6 +6,7 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { Db } from '../db/database.js';
 import { openSqlite, type SqliteOptions } from '../db/database.js';
+import { cloneError, type ClonedError } from '../db/store-failure.js';
 import { reviveAttachments, writeAcceptedSends, type SendWriteResult } from './accepted-sends.js';
 import { unpackSend, type WireSend } from './packed-sends.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
@@ -17,16 +18,15 @@ export interface SendWriterThreadData {
 }
 export type SendWriterRequest = { type: 'write'; id: number; sends: WireSend[] } | { type: 'close' };
 export type SendWriterReply =
-  /** One result per send of the request, in order (errors reduced to what survives structured clone). */
+  /** One result per send of the request, in order (errors as ClonedError: what survives structured clone). */
   | { type: 'written'; id: number; results: SendWriteResult[] }
   /** The thread could not start (the store would not open): it ends after this. */
-  | { type: 'fatal'; message: string };
+  | { type: 'fatal'; error: ClonedError };
 
-/** Errors cross threads by structured clone: keep them to what survives it. */
+/** Errors cross threads by structured clone: keep them to what survives it, a store failure's kind included. */
 function cloneable(result: SendWriteResult): SendWriteResult {
   if (result.ok || 'refused' in result) return result;
-  const { error } = result;
-  return { ok: false, error: error instanceof Error ? new Error(error.message) : new Error(String(error)) };
+  return { ok: false, error: cloneError(result.error) };
 }
 
 function run(port: MessagePort, { dataDir, sqliteOptions }: SendWriterThreadData): void {
@@ -35,7 +35,7 @@ function run(port: MessagePort, { dataDir, sqliteOptions }: SendWriterThreadData
     db = openSqlite(dataDir, sqliteOptions);
   } catch (error) {
     // Reported as a message rather than thrown: the parent fails the writes it holds with this reason.
-    port.postMessage({ type: 'fatal', message: error instanceof Error ? error.message : String(error) } satisfies SendWriterReply);
+    port.postMessage({ type: 'fatal', error: cloneError(error) } satisfies SendWriterReply);
     port.close();
     return;
   }

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import type { SqliteOptions } from '../db/database.js';
+import { reviveError, type ClonedError } from '../db/store-failure.js';
 import { startModuleThread } from '../module-worker.js';
 import { attachmentMemoryOf, settleSends, type AcceptedSendWriter, type PendingSend, type SendWriteResult } from './accepted-sends.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
@@ -46,11 +47,11 @@ export function createThreadedSendWriter(dataDir: string, sqliteOptions: SqliteO
     if (!batch) return;
     inFlight.delete(id);
     if (inFlight.size === 0) worker?.unref();
-    settleSends(batch, results);
+    settleSends(batch, results.map((r) => (!r.ok && 'error' in r ? { ok: false, error: reviveError(r.error as ClonedError) } : r)));
     if (inFlight.size === 0) drained?.();
   }
 
-  function failAll(error: Error): void {
+  function failAll(error: ClonedError): void {
     for (const [id, batch] of inFlight) settle(id, batch.map((): SendWriteResult => ({ ok: false, error })));
   }
 
@@ -61,17 +62,18 @@ export function createThreadedSendWriter(dataDir: string, sqliteOptions: SqliteO
     // Only writes in flight keep the process alive; an idle thread must not.
     started.unref();
     // One thread at a time holds every write in flight; once it is replaced, its late events concern nobody.
-    const lost = (reason: string) => {
+    const lost = (error: ClonedError) => {
       if (worker !== started) return;
       worker = undefined;
-      failAll(new Error(reason));
+      failAll(error);
     };
     started.on('message', (reply: SendWriterReply) => {
       if (reply.type === 'written') settle(reply.id, reply.results);
-      else lost(`The send writer thread failed: ${reply.message}`);
+      // A store that would not open (a failing disk, say) is still a store failure, answered as one.
+      else lost({ ...reply.error, message: `The send writer thread failed: ${reply.error.message}` });
     });
-    started.on('error', (error) => lost(`The send writer thread failed: ${error.message}`));
-    started.on('exit', (code) => lost(`The send writer thread exited (code ${code})`));
+    started.on('error', (error) => lost({ message: `The send writer thread failed: ${error.message}` }));
+    started.on('exit', (code) => lost({ message: `The send writer thread exited (code ${code})` }));
     worker = started;
     return started;
   }

@@ -180,6 +180,10 @@ function openPostgres(url: string, config: Pick<Config, 'databasePoolSize' | 'da
   // An idle client whose server went away emits here; without a listener that would end the process.
   // The pool drops that client and the next query opens a new one.
   pool.on('error', () => {});
+  // pg-pool listens for a client's errors only while it is idle: a server that goes away under a checked-out
+  // client (pg_terminate_backend, a restart) would emit 'error' with no listener, and that ends the process.
+  // The client's queries fail with that error anyway, and the pool drops the client once it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   usePreparedStatements(pool);
   const db = new Kysely<Database>({ dialect: new PipelinedPostgresDialect({ pool }) });
   poolUses.set(db, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));

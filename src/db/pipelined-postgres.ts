@@ -1,4 +1,5 @@
 import { CompiledQuery, PostgresDialect, PostgresDriver, type DatabaseConnection, type Driver, type PostgresDialectConfig, type QueryResult, type TransactionSettings } from 'kysely';
+import { asConnectFailure, asStoreFailure } from './store-failure.js';
 
 const BEGIN = CompiledQuery.raw('begin');
 const COMMIT = CompiledQuery.raw('commit');
@@ -54,7 +55,16 @@ class PipelinedConnection implements DatabaseConnection {
     if (!committed) await this.executeQuery(query);
   }
 
+  /** A lost connection or a server going away fails the statement as StoreUnavailableError (store-failure.ts). */
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    try {
+      return await this.#execute<R>(query);
+    } catch (error) {
+      throw asStoreFailure(error);
+    }
+  }
+
+  async #execute<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (this.#committed) throw new Error('A statement after the one that ended its transaction (endsTransaction): it would run outside the transaction');
     const begin = this.#begin;
     this.#begin = undefined;
@@ -79,12 +89,17 @@ class PipelinedConnection implements DatabaseConnection {
   }
 }
 
-/** Kysely's PostgreSQL driver, its connections pipelined (PipelinedConnection). The pool must have `pipeline: true`. */
+/**
+ * Kysely's PostgreSQL driver, its connections pipelined (PipelinedConnection). The pool must have `pipeline: true`.
+ * A connection that cannot be had fails as StoreUnavailableError: the store is out of reach, whatever the reason.
+ */
 class PipelinedPostgresDriver extends PostgresDriver {
   readonly #wrapped = new WeakMap<DatabaseConnection, PipelinedConnection>();
 
   override async acquireConnection(): Promise<DatabaseConnection> {
-    const inner = await super.acquireConnection();
+    const inner = await super.acquireConnection().catch((error: unknown) => {
+      throw asConnectFailure(error);
+    });
     let connection = this.#wrapped.get(inner);
     if (!connection) {
       connection = new PipelinedConnection(inner);

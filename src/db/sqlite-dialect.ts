@@ -12,6 +12,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { isLockBusy, LOCK_WAIT_MS, lockWaitFor, type LockWait } from './sqlite-lock-wait.js';
+import { asStoreFailure } from './store-failure.js';
 
 /** Distinct SQL texts are few (one per query shape), but bound the cache all the same. */
 const STATEMENT_CACHE_SIZE = 500;
@@ -110,6 +111,9 @@ class BetterSqliteDriver implements Driver {
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    // SQLITE_FULL, SQLITE_IOERR and SQLITE_BUSY may have rolled the transaction back already; a ROLLBACK then
+    // would fail ("no transaction is active") and hide the error that says why.
+    if (!this.#sqlite.inTransaction) return;
     await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
 
@@ -142,9 +146,16 @@ class BetterSqliteConnection implements DatabaseConnection {
    * Runs the statement; should another connection hold the lock it needs, tries again after a wait, for
    * LOCK_WAIT_MS in all. A statement that failed with SQLITE_BUSY did nothing: a BEGIN IMMEDIATE or a
    * statement outside a transaction took no lock, and inside an IMMEDIATE transaction none is needed.
+   * A lock held past the wait, a full disk or a failing one fails as a typed error (store-failure.ts).
    */
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    const statement = this.#prepare(compiledQuery.sql);
+    let statement: SQLite.Statement;
+    try {
+      statement = this.#prepare(compiledQuery.sql);
+    } catch (error) {
+      // Preparing reads the schema: a failing disk shows here first.
+      throw asStoreFailure(error);
+    }
     const parameters = compiledQuery.parameters as unknown[];
     for (let attempt = 0, waitedMs = 0; ; attempt++) {
       try {
@@ -152,7 +163,7 @@ class BetterSqliteConnection implements DatabaseConnection {
         const { changes, lastInsertRowid } = statement.run(parameters);
         return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
       } catch (error) {
-        if (!isLockBusy(error) || waitedMs >= LOCK_WAIT_MS) throw error;
+        if (!isLockBusy(error) || waitedMs >= LOCK_WAIT_MS) throw asStoreFailure(error);
         waitedMs += await this.#lockWait(attempt);
       }
     }

@@ -15,6 +15,7 @@ import { buildInThread, type MessageBuilder } from './threaded-message-builder.j
 import { createWakeablePause } from '../wakeable-pause.js';
 import { createSecretBox, DKIM_PRIVATE_KEY } from '../secret-box.js';
 import { settleWithin, workGraceMs } from '../shutdown/settle-within.js';
+import { writeWhileStoreAway } from '../db/store-failure.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';
 import type { Metrics } from '../observability/index.js';
 
@@ -101,6 +102,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let backlog = false;
 
   const leaseUntil = () => new Date(Date.now() + leaseMs).toISOString();
+  /** Until when the last renewal leased every job this worker held then (ms). */
+  let renewedUntil = 0;
 
   const { wake, pause } = createWakeablePause();
 
@@ -113,8 +116,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   function run({ job, context }: { job: DeliveryJob; context: JobContext }): void {
     const handedOver = attemptDelivery(job, context, deps).then(
       (result) => {
-        const written = recorder
-          .record(result)
+        // The message is with the provider now: should the store be away, its outcome waits for the store's
+        // return (while the lease lasts, the claim's or the last renewal's) rather than its delivery being repeated.
+        const written = writeWhileStoreAway(() => recorder.record(result), {
+          deadline: Math.max(Date.parse(job.lease_expires_at ?? ''), renewedUntil) || 0,
+          wanted: () => running,
+          onFirstFailure: (error) => logger.warn({ err: error, messageId: job.message_id }, 'could not record a delivery attempt; trying again while its lease lasts'),
+        })
           .then(() => options.metrics?.deliveryOutcomes(provider.name, result.results))
           .catch((error: unknown) => logger.error({ err: error, messageId: job.message_id }, 'could not record a delivery attempt; the job is retried once its lease expires'))
           .finally(() => {
@@ -158,7 +166,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           // Claimed but not read: given back uncounted (or, if even that fails, taken over once the lease runs out).
           const ids = claimed.map((j) => j.message_id);
           claimed = [];
-          await store.deliveryJobs.unclaim(ids, owner, new Date().toISOString()).catch(() => undefined);
+          // While the store is away, given back once it returns: its lease would hold these jobs up to WORKER_LEASE_MS.
+          const lease = { deadline: Date.now() + leaseMs, wanted: () => running };
+          await writeWhileStoreAway(() => store.deliveryJobs.unclaim(ids, owner, new Date().toISOString()), lease).catch(() => undefined);
         }
         backlog = claimed.length === room;
         startReady();
@@ -170,7 +180,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   async function renewLeases(): Promise<void> {
     try {
-      await store.deliveryJobs.renew(owner, [...ready.map((r) => r.job.message_id), ...handing.keys(), ...recording.keys()], leaseUntil());
+      const until = leaseUntil();
+      await store.deliveryJobs.renew(owner, [...ready.map((r) => r.job.message_id), ...handing.keys(), ...recording.keys()], until);
+      renewedUntil = Date.parse(until);
     } catch (error) {
       logger.warn({ err: error }, 'could not renew delivery leases');
     }

@@ -1,3 +1,4 @@
+import { writeWhileStoreAway } from '../db/store-failure.js';
 import { nowIso } from '../ids.js';
 import type { Store } from '../repositories/index.js';
 import { RETURN_PATH_LABEL } from '../services/dns-records.js';
@@ -6,6 +7,9 @@ import { SANDBOX_SENDER_DOMAIN } from '../services/sender-domain.js';
 import type { BuiltMessage, SigningDomain } from './message-builder.js';
 import type { Provider, RecipientOutcome } from './provider.js';
 import { classifyRefusal } from './refusal-table.js';
+
+/** How long a hand-over into the sandbox waits for a store that is away (well inside WORKER_LEASE_MS's default). */
+const SANDBOX_HAND_OVER_MS = 30_000;
 
 /** Addresses at this domain produce an outcome on purpose, in the spirit of the SES mailbox simulator. */
 export const SIMULATOR_DOMAIN = 'simulator.mailroom.test';
@@ -44,14 +48,17 @@ export function createSandboxProvider(store: Pick<Store, 'sandboxMessages'>): Pr
   return {
     name: 'sandbox',
     async send(message: BuiltMessage): Promise<RecipientOutcome[]> {
-      await store.sandboxMessages.keep({
+      const row = {
         message_id: message.messageId,
         workspace_id: message.workspaceId,
         envelope_from: JSON.stringify(message.envelopes.map((e) => e.from)),
         envelope_to: JSON.stringify(message.envelopes.map((e) => e.to)),
         raw: message.raw.toString('utf8'),
         created_at: nowIso(),
-      });
+      };
+      // The store is where the sandbox hands mail over: while it is away the hand-over waits, as for a slow relay,
+      // rather than failing as a provider error (retried only after the retry policy's first delay).
+      await writeWhileStoreAway(() => store.sandboxMessages.keep(row), { deadline: Date.now() + SANDBOX_HAND_OVER_MS, wanted: () => true });
       return message.envelopes.map((e) => simulate(e.to));
     },
     async close() {},

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, RETRY_AFTER_STORE_DOWN_SECONDS } from '../errors.js';
 import { bearerMatches, TOKEN_REQUIRED } from './metrics-token.js';
 import type { Metrics } from './metrics.js';
 
@@ -22,7 +22,7 @@ export function monitoringRoutes(config: Pick<Config, 'metrics'>, metrics: Metri
       const { down } = await app.services.readiness.check();
       // A store that does not answer cannot say whether it is migrated: named once, as the store.
       const notReady = down.includes('database') ? down.filter((name) => name !== 'migrations') : down;
-      if (notReady.length > 0) return reply.code(503).send({ status: 'not ready', not_ready: notReady });
+      if (notReady.length > 0) return reply.code(503).header('Retry-After', RETRY_AFTER_STORE_DOWN_SECONDS).send({ status: 'not ready', not_ready: notReady });
       return { status: 'ready' };
     });
 

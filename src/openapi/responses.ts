@@ -17,11 +17,11 @@ function header(description: string, schema: TSchema, alwaysPresent: boolean): T
 }
 
 const rateLimitHeaders = (alwaysPresent: boolean) => ({
-  'X-RateLimit-Limit': header('Requests allowed in the current one-minute window (SPEC.md §8.1).', Type.Integer(), alwaysPresent),
-  'X-RateLimit-Remaining': header('Requests left in the current window.', Type.Integer(), alwaysPresent),
+  'X-RateLimit-Limit': header('Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace\'s recipients per minute, the recipients allowed.', Type.Integer(), alwaysPresent),
+  'X-RateLimit-Remaining': header('Requests left in the current window (on a 429 of the recipients per minute, recipients).', Type.Integer(), alwaysPresent),
   'X-RateLimit-Reset': header('Unix time (seconds) at which the window ends.', Type.Integer(), alwaysPresent),
 });
-const retryAfter = (alwaysPresent: boolean) => ({
+export const retryAfter = (alwaysPresent: boolean) => ({
   'Retry-After': header('Seconds to wait before trying again.', Type.Integer(), alwaysPresent),
 });
 const IDEMPOTENT_REPLAYED = {
@@ -53,7 +53,7 @@ const ERROR_MEANINGS = {
   415: 'The request body is not JSON.',
   429: 'The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded".',
   500: 'An unexpected failure; the message says nothing more ("Internal server error").',
-  503: 'A dependency (Redis, for the rate limits) did not answer: "Service temporarily unavailable".',
+  503: 'A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds.',
 } as const;
 
 export type ErrorStatus = keyof typeof ERROR_MEANINGS;

@@ -4,6 +4,7 @@ import { hasControlCharacters } from './email-address.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { ApiKeyPermission } from '../db/schema.js';
 import { newId, nowIso } from '../ids.js';
+import { storeFailureKindOf } from '../db/store-failure.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import type { KeyLookupRow } from '../repositories/api-keys-repository.js';
 import { createRecentCache } from './recent-cache.js';
@@ -170,7 +171,10 @@ export function createApiKeyService(store: Store) {
       }
       if (!matches(key, presented)) return null;
       if (now - key.lastUsedMs > LAST_USED_RESOLUTION_MS) {
-        await store.apiKeys.touch(key.auth.keyId, new Date(now).toISOString());
+        // A hint that cannot be written now (a full disk) must not refuse a key the store has just vouched for.
+        await store.apiKeys.touch(key.auth.keyId, new Date(now).toISOString()).catch((error: unknown) => {
+          if (storeFailureKindOf(error) === undefined) throw error;
+        });
         // The remembered key too, or every request within RECENT_MS would write it again.
         key.lastUsedMs = now;
       }

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Store } from '../repositories/index.js';
 import type { WebhookDelivery } from '../repositories/webhook-deliveries-repository.js';
+import { writeWhileStoreAway } from '../db/store-failure.js';
 import { settleWithin } from '../shutdown/settle-within.js';
 import { WEBHOOK_RESOLVE_TIMEOUT_MS } from './url-guard.js';
 import { createOutcomeRecorder, WEBHOOK_MAX_ATTEMPTS, type WebhookOutcome } from './webhook-outcomes.js';
@@ -183,7 +184,12 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     add(posting, delivery.webhook_id, 1);
     // The slot is free once the post ends; the delivery stays leased until its outcome is written.
     const posted = attempt(delivery, prepared).then((outcome) => {
-      const written = record(outcome)
+      // Posted: should the store be away, the outcome waits for its return while the lease lasts, rather than the post being repeated.
+      const written = writeWhileStoreAway(() => record(outcome), {
+        deadline: Date.parse(delivery.lease_expires_at ?? '') || 0,
+        wanted: () => running,
+        onFirstFailure: (error) => logger.warn({ err: error, deliveryId: delivery.id }, 'could not record a webhook attempt; trying again while its lease lasts'),
+      })
         .then((state) => options.metrics?.webhookSettled(state))
         .catch((error: unknown) => logger.error({ err: error, deliveryId: delivery.id }, 'could not record a webhook attempt; retried once the lease expires'))
         .finally(() => recording.delete(delivery.id));

@@ -52,7 +52,8 @@ export interface FreshStore {
   drop(): Promise<void>;
 }
 
-async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+/** Runs `work` on a connection to the administrative database (TEST_ADMIN_DATABASE_URL), outside any test database. */
+export async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: TEST_ADMIN_DATABASE_URL });
   await client.connect();
   try {
