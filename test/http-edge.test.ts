@@ -76,6 +76,16 @@ describe('the HTTP edge on a real socket', () => {
     assertEnvelope(await rawExchange(base, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'), 400, 'CONNECT is not supported: Mailroom is not a proxy');
   });
 
+  it('survives CONNECT requests whose clients reset the connection before the answer', async () => {
+    // Written and reset at once: the answer then meets a reset socket, whose error nobody else listens for.
+    for (let i = 0; i < 40; i++) {
+      const { socket, closed } = await rawConnection(base);
+      socket.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', () => socket.resetAndDestroy());
+      await closed;
+    }
+    assertEnvelope(await rawExchange(base, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'), 400, 'CONNECT is not supported: Mailroom is not a proxy');
+  });
+
   it('answers an HTTP/1.1 request without Host 400 in the envelope; HTTP/1.0 needs none', async () => {
     const hostless = await rawExchange(base, `GET /v1/send/logs HTTP/1.1\r\nx-api-key: ${t.apiKey}\r\n\r\n`);
     assertEnvelope(hostless, 400, 'The Host header is required in HTTP/1.1');

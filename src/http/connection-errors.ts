@@ -75,5 +75,10 @@ export function answerRequestsFastifyNeverSees(server: Server): void {
     const body = JSON.stringify(fail('Expect: 100-continue is the only expectation this server meets'));
     response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
   });
-  server.on('connect', (_request: IncomingMessage, socket: Duplex) => answerOnSocket(socket, 400, 'CONNECT is not supported: Mailroom is not a proxy'));
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    // Node hands this socket over with no 'error' listener: a client that resets before the answer is
+    // written would otherwise raise an uncaught ECONNRESET and end the process.
+    socket.on('error', () => socket.destroy());
+    answerOnSocket(socket, 400, 'CONNECT is not supported: Mailroom is not a proxy');
+  });
 }
