@@ -23,7 +23,7 @@ export interface ProviderTrouble {
 /** The same problem whatever the message: addresses, numbers and queue ids taken out of the reply. */
 function sameProblem(reply: string): string {
   return reply
-    // An address is looked for from the start of a word only: from inside one, each try read to its end.
+    // An address is looked for from the start of a word only: from inside one, each try would read to its end.
     .replace(/(?:<|(?<![^\s<>"]))[^\s<>"]+@[^\s<>"]+>?/g, '<address>')
     .replace(/\b[0-9A-F]{6,}\b/gi, '<id>')
     .replace(/\b\d+(\.\d+)*\b/g, (n) => (/^[245]\.\d{1,3}\.\d{1,3}$|^[245]\d\d$/.test(n) ? n : '<n>'));

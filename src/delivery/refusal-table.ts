@@ -110,7 +110,7 @@ export function classifyRefusal(reply: SmtpReply): Refusal {
 
 /** A reply with the addresses in it taken out: the same refusal for two recipients reads the same. */
 function withoutAddresses(text: string): string {
-  // An address is looked for from the start of a word only: from inside one, each try read to its end.
+  // An address is looked for from the start of a word only: from inside one, each try would read to its end.
   return text.replace(/(?:<|(?<![^\s<>]))[^\s<>]+@[^\s<>]+>?/g, '<>').trim();
 }
 

@@ -93,8 +93,11 @@ function blockAround(text: string, at: number): string {
 function inlineReturnedHeaders(message: MimeMessage): Array<Map<string, string[]>> {
   const headers: Array<Map<string, string[]>> = [];
   for (const text of [message.text, ...message.attachedText]) {
-    const marker = /^Content-Type:[ \t]*(?:message\/rfc822|text\/rfc822-headers)[^\n]*\n(?:[^\n]+\n)*?\n/im.exec(text);
-    if (marker) headers.push(headerBlock(text.slice(marker.index + marker[0].length)));
+    // The headers start after the first blank line below the marker, found by indexOf: a pattern reading on
+    // to it would read the text again from every marker line of a text without one.
+    const marker = /^Content-Type:[ \t]*(?:message\/rfc822|text\/rfc822-headers)[^\n]*\n/im.exec(text);
+    const blank = marker ? text.indexOf('\n\n', marker.index + marker[0].length - 1) : -1;
+    if (blank >= 0) headers.push(headerBlock(text.slice(blank + 2)));
     else if (/^(?:Received|Return-Path|X-HmXmrOriginalRecipient|Message-ID)[ \t]*:/i.test(text)) headers.push(headerBlock(text));
   }
   return headers;

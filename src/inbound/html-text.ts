@@ -2,8 +2,8 @@
  * The text of an HTML part, for a report that has no plain-text part: tags
  * dropped (a line break for those that end a line or a block), scripts,
  * styles and comments left out, the common character references decoded.
- * One pass over the markup: mailparser's own conversion (html-to-text) took
- * 17 s for 1 MB of nested tags, and a report's readers need its words, not
+ * One pass over the markup: mailparser's own conversion (html-to-text) takes
+ * some 17 s for 1 MB of nested tags, and a report's readers need its words, not
  * its layout.
  */
 

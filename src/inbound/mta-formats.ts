@@ -24,7 +24,7 @@ import type { MimeMessage } from './mime-message.js';
 /**
  * Lines at which the copy of the returned message (or of its headers) starts. The leading `[ \t-]*` is
  * taken whole (a lookahead and its back reference): given back a character at a time, as the words after
- * it never begin with one of its characters, it was read again for each marker on a long rule of dashes.
+ * it never begin with one of its characters, it would be read again for each marker on a long rule of dashes.
  */
 const RETURNED_MESSAGE_MARKERS: RegExp[] = [
   /^(?=([ \t-]*))\1below this line is a copy of the message/im,

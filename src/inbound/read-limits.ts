@@ -4,7 +4,7 @@
  * its recipients (its text, its delivery-status or feedback-report part) and
  * the headers of the message it returns come first; what follows (the
  * returned message's body, up to the 10 MiB the receiver takes) is no report's
- * business. Read whole, it only made the parse longer: mailparser alone takes
+ * business. Read whole, it would only make the parse longer: mailparser alone takes
  * some 200 ms for 1 MB of empty lines, and each reader's work grows with the
  * lines of the text. The largest bounce of the shared corpus is 63 KiB and
  * 1,200 lines.

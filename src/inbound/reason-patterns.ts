@@ -29,7 +29,7 @@ const USER_UNKNOWN: Patterns = [
   'utilisateur inconnu', 'destinataire invalide', 'nessun utente', 'no existe', 'unbekannter empf', 'existiert nicht',
   /\bnon-?existent (?:user|mailbox|recipient|address)/,
   // `<…@…> not found`, tried once per run of address characters (from its start, the run checked to end at
-  // "> not found" first): from every `<` in a long run, the search was quadratic.
+  // "> not found" first), so that a long run is not read again from each of its `<`.
   /(?<![^>\s])(?=[^>\s]*> not found)[^<>\s]*<[^>\s]+@[^>\s]+> not found/,
 ];
 
@@ -46,11 +46,13 @@ const HOST_UNKNOWN: Patterns = [
   /\bdomain (?:name )?(?:does not|doesn't) exist/, 'domain must exist', 'domain is not reachable', 'domain not reachable',
   'unrouteable address', 'unroutable address', 'name or service not known', 'host or domain name not found',
   'mail domain mentioned in email address is unknown', "couldn't find any host named", 'could not find any host named',
-  // Tried from the start of a host name only: from each of its labels, the search was quadratic.
-  /\b(?<![a-z0-9.-])(?:[a-z0-9-]+\.)+[a-z]{2,}\.? (?:does not|doesn't) exist\b/, 'recipient address rejected: unknown domain',
+  // Tried from the start of a host name only (not after a label and its dot), so that a long name is read
+  // once rather than once from each of its labels.
+  /\b(?<![a-z0-9-]|[a-z0-9-]\.)(?:[a-z0-9-]+\.)+[a-z]{2,}\.? (?:does not|doesn't) exist\b/, 'recipient address rejected: unknown domain',
 ];
 
-const HAS_MOVED: Patterns = [/address .+ has been replaced by /, 'mailbox has moved', 'user has moved', 'recipient has moved', 'not our customer'];
+// Sisimai's wording, as a phrase: `address .+ has been replaced by` would run `.+` to the end from every `address `.
+const HAS_MOVED: Patterns = [' has been replaced by ', 'mailbox has moved', 'user has moved', 'recipient has moved', 'not our customer'];
 
 const NOT_ACCEPT: Patterns = [
   'does not accept mail', "doesn't accept mail", 'does not receive email', "doesn't receive email", 'null mx',

@@ -30,9 +30,9 @@ export interface TextBlock {
 // \u2022: a bullet (•).
 const DECORATION = /^(?:[*\u2022>-]+\s*|<<<\s*|>>>\s*|\d{3}[ -]\s*|[245]\.\d{1,3}\.\d{1,3}\s+|recipient(?:\s+address)?\s*:\s*|rcpt to\s*:\s*|(?:final|original)-recipient\s*:\s*(?:rfc822\s*;)?\s*)/i;
 // The quotes before the address are taken whole (a lookahead and its back reference): `'` is also a
-// local-part character, and each way of splitting a run of them was tried again.
+// local-part character, and each way of splitting a run of them would be tried again.
 const LEADING_ADDRESS = new RegExp(`^(?=(["'<(]*))\\1(${ADDRESS_SOURCE})[>"')]*`, 'i');
-// No two `\s*` (or `\s+`) side by side: each way of splitting a long space between them was tried.
+// No two `\s*` (or `\s+`) side by side: each way of splitting a long space between them would be tried.
 const ADDRESS_IN_SENTENCE = new RegExp(
   `(?:deliver(?:ed|ing|y)?\\s+(?:of\\s+)?(?:your\\s+|the\\s+)?(?:(?:message|mail|e-?mail)\\s*)?to|undeliverable\\s+to|returned permanent errors|could not be reached|failed to)\\s*(?::\\s*)?<?(${ADDRESS_SOURCE})`,
   'i',

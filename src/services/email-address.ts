@@ -61,7 +61,7 @@ function wireAddress(address: string, options: MailboxOptions): string | Mailbox
 // recipient instead of an error. A bare name may not hold RFC 5322 specials
 // (`,` `;` `:` `@` and the like), so `x@bank.example, Acme <a@b.com>` cannot
 // slip a second address into a header; such names must be quoted.
-// A bare name runs up to the `<` and is trimmed after: a lazy name followed by `\s*` backtracked
+// A bare name runs up to the `<` and is trimmed after: a lazy name followed by `\s*` would backtrack
 // quadratically over a long space.
 const NAME_ADDR = /^(?:"((?:[^"\\]|\\.)*)"\s*|([^"<>()[\]:;@\\,]*))<([^<>\s]+)>$/;
 

@@ -10,7 +10,7 @@
  *   first few alternatives of every alternation;
  * - pumps: each character any part of the pattern takes (among printable
  *   ASCII, tab, CR, LF and a non-ASCII letter), alone and paired with a
- *   letter or a space;
+ *   letter or a space, and each prefix itself;
  * - suffixes: nothing, or a separator the pattern knows followed by a
  *   character no pattern expects.
  */
@@ -155,6 +155,9 @@ export function attackShapes(source: string, flags: string): AttackShape[] {
     if (c !== letter) pumps.add(letter + c);
     if (c !== ' ') pumps.add(c + ' ');
   }
+  // The pattern's own lead repeated (`address ` for /address .+ has been replaced by /): each copy is a new
+  // start from which a greedy part runs to the end and back.
+  for (const prefix of prefixes) if (prefix.length >= 2) pumps.add(prefix);
   const suffixes = ['', STRAY, ...named.filter((c) => SEPARATORS.has(c)).map((c) => c + STRAY)];
   const shapes: AttackShape[] = [];
   for (const prefix of prefixes) for (const pump of pumps) for (const suffix of suffixes) shapes.push({ prefix, pump, suffix });

@@ -21,7 +21,7 @@ const IMAIL_WORDINGS: Wordings = [
 
 // A recipient's line: a name for the error and a colon, or "undeliverable to", then the address alone
 // (bracketed or not). The address is judged apart (recipientOn): as part of the pattern, its
-// `[^\s<>]+@[^\s<>]+?` backtracked quadratically over a run of `@`.
+// `[^\s<>]+@[^\s<>]+?` would backtrack quadratically over a run of `@`.
 const NAMED_ERROR = /^\s*([A-Za-z][A-Za-z ]{4,}?):\s+([\s\S]*)$/;
 const UNDELIVERABLE_TO = /^\s*undeliverable to\s+([\s\S]*)$/i;
 
