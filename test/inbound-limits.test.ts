@@ -9,7 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import nodemailer from 'nodemailer';
-import { clientOf } from '../src/inbound/client-connections.js';
+import { clientNetworkOf } from '../src/client-network.js';
 import {
   INBOUND_MAX_CONNECTIONS_PER_CLIENT,
   INBOUND_MAX_PARSING,
@@ -90,9 +90,9 @@ describe('the inbound receiver, bounded', () => {
   });
 
   it('counts an IPv6 client by its /64 and an IPv4-mapped address as the IPv4 client', () => {
-    assert.equal(clientOf('2001:db8:1:2::9'), clientOf('2001:db8:1:2:aaaa:bbbb:cccc:dddd'));
-    assert.notEqual(clientOf('2001:db8:1:2::9'), clientOf('2001:db8:1:3::9'));
-    assert.equal(clientOf('::ffff:192.0.2.1'), '192.0.2.1');
+    assert.equal(clientNetworkOf('2001:db8:1:2::9'), clientNetworkOf('2001:db8:1:2:aaaa:bbbb:cccc:dddd'));
+    assert.notEqual(clientNetworkOf('2001:db8:1:2::9'), clientNetworkOf('2001:db8:1:3::9'));
+    assert.equal(clientNetworkOf('::ffff:192.0.2.1'), '192.0.2.1');
   });
 
   it(`parses at most ${INBOUND_MAX_PARSING} reports at once, the others waiting their turn, and answers each once recorded`, async () => {

@@ -93,6 +93,13 @@ for (const counters of TEST_REDIS_URL ? (['memory', 'redis'] as const) : (['memo
       assert.equal((await t.call('GET', '/v1/domains')).statusCode, 200);
     });
 
+    it('counts requests without a valid key from IPv6 clients by their /64', async () => {
+      const from = (address: string, i: number) => t.app.inject({ method: 'GET', url: '/v1/domains', remoteAddress: address, headers: { 'x-api-key': `mr_guess${i}` } });
+      for (let i = 1; i <= 60; i++) assert.equal((await from(`2001:db8:5:5::${i.toString(16)}`, i)).statusCode, 401, `request ${i}`);
+      assert.equal((await from('2001:db8:5:5:ffff:ffff:ffff:ffff', 61)).statusCode, 429, 'another address of the same /64');
+      assert.equal((await from('2001:db8:5:6::1', 62)).statusCode, 401, 'the next /64 has a budget of its own');
+    });
+
     it('puts the headers on every /v1 response, errors included, but not on the health check', async () => {
       const responses = [
         await t.call('GET', '/v1/send/stats'),

@@ -15,7 +15,7 @@ import { createTestApp, sendBody, writtenRows, type TestApp, type TestAppOptions
 import { connectRedis } from '../src/db/redis.js';
 import { ServiceUnavailableError } from '../src/errors.js';
 import { createRedisRateLimiter } from '../src/services/rate-limiter.js';
-import { COUNTER_STORES, deleteRedisKeys, freshCounters, TEST_REDIS_URL } from './helpers/test-store.js';
+import { COUNTER_STORES, deleteRedisKeys, freshCounters, freshRedisPrefix, TEST_REDIS_URL } from './helpers/test-store.js';
 
 const LIMIT = 12;
 const LIMITED = { success: false, error: 'Rate limit exceeded' };
@@ -179,6 +179,26 @@ if (TEST_REDIS_URL) describe('taking points in Redis', () => {
       assert.deepEqual([(await limiter.take('workspace:w:recipients', 10, 4)).allowed, (await limiter.take('workspace:w:recipients', 10, 1)).remaining], [true, 0]);
       redis.disconnect();
       await assert.rejects(limiter.take('workspace:w:recipients', 10, 1), ServiceUnavailableError);
+    } finally {
+      redis.disconnect();
+      await deleteRedisKeys(prefix);
+    }
+  });
+
+  it('refunds a counted request within its window only, never below nothing', async () => {
+    const prefix = freshRedisPrefix();
+    const redis = await connectRedis(TEST_REDIS_URL!);
+    try {
+      const limiter = createRedisRateLimiter(redis, prefix);
+      // A window that has ended (or never began): nothing to refund, and no window is started below zero by it.
+      await limiter.refund('sign-in:192.0.2.1', 2, 900);
+      assert.deepEqual(await redis.keys(`${prefix}*`), []);
+      assert.equal((await limiter.consume('sign-in:192.0.2.1', 2, 900)).remaining, 1);
+      await limiter.refund('sign-in:192.0.2.1', 2, 900);
+      await limiter.refund('sign-in:192.0.2.1', 2, 900);
+      const [key] = await redis.keys(`${prefix}*`);
+      assert.ok(key && (await redis.pttl(key)) > 800_000, 'the window keeps its expiry');
+      assert.equal((await limiter.consume('sign-in:192.0.2.1', 2, 900)).remaining, 1, 'two refunds of one request give back one');
     } finally {
       redis.disconnect();
       await deleteRedisKeys(prefix);

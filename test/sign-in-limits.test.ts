@@ -57,6 +57,16 @@ describe(`${SIGN_IN_ATTEMPTS_PER_CLIENT} sign-in attempts per client address in 
     assert.equal(outcome(await signIn(t, '192.0.2.8', 'ada@example.com', PASSWORD)), '200', 'another address has a budget of its own');
   });
 
+  it('counts an IPv6 client by its /64: a new source address within it has no budget of its own', async () => {
+    const network = '2001:db8:7:7';
+    for (let i = 0; i < SIGN_IN_ATTEMPTS_PER_CLIENT; i += 10) {
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, j) => signIn(t, `${network}::${(i + j + 1).toString(16)}`, `v6user${i + j}@example.com`, 'Summer2026!!')));
+      assert.deepEqual(answers.map(outcome), Array<string>(10).fill(`401 ${SIGN_IN_REFUSED}`));
+    }
+    assert.equal(outcome(await signIn(t, `${network}:aaaa:bbbb:cccc:dddd`, 'ada@example.com', PASSWORD)), `429 ${SIGN_IN_CLIENT_LIMITED}`);
+    assert.equal(outcome(await signIn(t, '2001:db8:7:8::1', 'ada@example.com', PASSWORD)), '200', 'the next /64 is another client');
+  });
+
   it(`never runs more than ${MAX_HASHES_AT_ONCE} hashes at once, answers 429 once too many wait, and hashes for an unknown address as for a known one`, async () => {
     const before = passwordHashing.state();
     const answers = await Promise.all(

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { MissingApiKeyError, RateLimitError, SendingOnlyKeyError, UnauthorizedError } from '../errors.js';
+import { clientNetworkOf } from '../client-network.js';
 import type { AuthenticatedKey } from '../services/api-key-service.js';
 import type { SendingKey } from '../services/send-service.js';
 import type { RateLimitDecision, RateLimiter } from '../services/rate-limiter.js';
@@ -74,7 +75,7 @@ export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
 
   const limitOf = (limitClass: RateLimitClass) => (limitClass === 'send' ? deps.limits.sendPerMinute : deps.limits.otherPerMinute);
   const bucketOf = (request: FastifyRequest, auth: AuthenticatedKey | null, limitClass: RateLimitClass) =>
-    auth ? { bucket: `key:${auth.keyId}:${limitClass}`, limit: limitOf(limitClass) } : { bucket: `ip:${request.ip}`, limit: deps.limits.otherPerMinute };
+    auth ? { bucket: `key:${auth.keyId}:${limitClass}`, limit: limitOf(limitClass) } : { bucket: `ip:${clientNetworkOf(request.ip)}`, limit: deps.limits.otherPerMinute };
 
   /** Reports the budget, then refuses (throws) or lets the request through with its key. */
   function admit(request: FastifyRequest, reply: FastifyReply, guarded: GuardedRequest, auth: AuthenticatedKey | null, decision: RateLimitDecision): void {

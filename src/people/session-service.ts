@@ -1,3 +1,4 @@
+import { clientNetworkOf } from '../client-network.js';
 import { newSecretToken, secretHash } from '../secret-token.js';
 import { RateLimitError, UnauthorizedError, ValidationError } from '../errors.js';
 import type { Repositories, Store } from '../repositories/index.js';
@@ -40,7 +41,7 @@ const NOBODY = '$scrypt$ln=15,r=8,p=3$B2G8S7y54DmhJrQOqHTBRA$mEoJftkTJma1On4pN2w
 export interface SignIn {
   email: string;
   password: string;
-  /** The client's address, for the lock-out. */
+  /** The client's address, for the lock-out and the attempts per client (counted by its network: client-network.ts). */
   clientAddress: string;
 }
 
@@ -109,10 +110,13 @@ export function createSessionService(store: Store, rateLimiter: RateLimiter, now
      * window, 429 without a look at the password. An attempt that was not
      * refused (it succeeded, or found no hashing thread free) is given back.
      */
-    async signIn(input: SignIn): Promise<SignedIn> {
+    async signIn(attempt: SignIn): Promise<SignedIn> {
+      const input = { ...attempt, clientAddress: clientNetworkOf(attempt.clientAddress) };
       const counted = await rateLimiter.consume(attempts(input.clientAddress), SIGN_IN_ATTEMPTS_PER_CLIENT, windowSeconds);
       if (!counted.allowed) throw new RateLimitError(Math.max(1, counted.resetAt - Math.floor(Date.now() / 1000)), SIGN_IN_CLIENT_LIMITED);
-      const giveBack = () => rateLimiter.refund(attempts(input.clientAddress), SIGN_IN_ATTEMPTS_PER_CLIENT, windowSeconds);
+      // A give-back the counters cannot take (Redis gone meanwhile) leaves the attempt counted, the safe side,
+      // rather than turning a sign-in that was answered, and may have opened a session, into a 503.
+      const giveBack = () => rateLimiter.refund(attempts(input.clientAddress), SIGN_IN_ATTEMPTS_PER_CLIENT, windowSeconds).catch(() => undefined);
       let signedIn: SignedIn;
       try {
         signedIn = await check(input);

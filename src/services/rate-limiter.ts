@@ -33,7 +33,7 @@ export interface RateLimiter {
 }
 
 /** rate-limiter-flexible keeps one limiter per points-per-window; ours are made on first use of each limit and window. */
-function createRateLimiter(make: (limit: number, windowSeconds: number) => RateLimiterAbstract): Pick<RateLimiter, 'consume' | 'refund'> {
+function createRateLimiter(make: (limit: number, windowSeconds: number) => RateLimiterAbstract) {
   const byRule = new Map<string, RateLimiterAbstract>();
   const limiterFor = (limit: number, windowSeconds: number) => {
     const rule = `${limit}/${windowSeconds}`;
@@ -46,7 +46,7 @@ function createRateLimiter(make: (limit: number, windowSeconds: number) => RateL
   };
 
   return {
-    async consume(bucket, limit, windowSeconds = RATE_LIMIT_WINDOW_SECONDS) {
+    async consume(bucket: string, limit: number, windowSeconds = RATE_LIMIT_WINDOW_SECONDS): Promise<RateLimitDecision> {
       let result: RateLimiterRes;
       let allowed = true;
       try {
@@ -64,14 +64,8 @@ function createRateLimiter(make: (limit: number, windowSeconds: number) => RateL
         resetAt: Math.ceil((Date.now() + result.msBeforeNext) / 1000),
       };
     },
-
-    async refund(bucket, limit, windowSeconds = RATE_LIMIT_WINDOW_SECONDS) {
-      try {
-        await limiterFor(limit, windowSeconds).reward(bucket, 1);
-      } catch (error) {
-        throw new ServiceUnavailableError(RETRY_AFTER_COUNTERS_DOWN_SECONDS, { cause: error });
-      }
-    },
+    /** The Redis key of a bucket's counter, as rate-limiter-flexible names it. */
+    keyOf: (bucket: string, limit: number, windowSeconds = RATE_LIMIT_WINDOW_SECONDS) => limiterFor(limit, windowSeconds).getKey(bucket),
   };
 }
 
@@ -200,7 +194,11 @@ export function createRedisRateLimiter(redis: Redis, keyPrefix: string): RateLim
     }
   }
   return {
-    ...limiter,
+    consume: limiter.consume,
+    // Not rate-limiter-flexible's reward: on a window that has ended it starts a new one below zero.
+    async refund(bucket, limit, windowSeconds) {
+      await run(() => scripts.mailroomGiveBackPoints(limiter.keyOf(bucket, limit, windowSeconds), 1));
+    },
     async take(bucket, limit, points) {
       const [taken, used, ttl] = await run(() => scripts.mailroomTakePoints(keyOf(bucket, limit), points, limit, RATE_LIMIT_WINDOW_SECONDS * 1000));
       const msLeft = ttl > 0 ? ttl : RATE_LIMIT_WINDOW_SECONDS * 1000;

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerAuthenticationResponse, type SMTPServerSession } from 'smtp-server';
 import type { Config, SubmissionSettings } from '../config.js';
+import { clientNetworkOf } from '../client-network.js';
 import { listenFailure } from '../listen-failure.js';
 import type { AuthenticatedKey } from '../services/api-key-service.js';
 import { parseMailbox } from '../services/email-address.js';
@@ -178,7 +179,7 @@ export async function startSubmissionServer(
       key = auth.username === SUBMISSION_USER && auth.password ? await deps.authenticate(auth.password) : null;
       if (key) return key;
       // Failures are counted per client address, as the HTTP API counts requests without a valid key.
-      const decision = await deps.rateLimiter.consume(`ip:${session.remoteAddress}`, deps.limits.otherPerMinute);
+      const decision = await deps.rateLimiter.consume(`ip:${clientNetworkOf(session.remoteAddress)}`, deps.limits.otherPerMinute);
       if (!decision.allowed) throw smtpReply(R.authThrottled.code, R.authThrottled.text(secondsUntil(decision.resetAt)));
     } catch (error) {
       if (error instanceof Error && 'responseCode' in error) throw error;

@@ -1,0 +1,19 @@
+import { isIPv6 } from 'node:net';
+import { ipv6Bytes } from './ipv6-bytes.js';
+
+/**
+ * What a client address is counted under by every per-client bound (the
+ * inbound receiver's connections, the rate limits of requests without a
+ * key, sign-in attempts and lock-outs): an IPv4 address as it is, an IPv6
+ * address by its /64. One host is handed a whole /64 and may pick any source
+ * address within it, so counting single IPv6 addresses would let it make
+ * itself 2^64 clients.
+ */
+export function clientNetworkOf(address: string): string {
+  if (!isIPv6(address)) return address;
+  const bytes = ipv6Bytes(address);
+  // An IPv4 client seen through an IPv6 socket (::ffff:192.0.2.1) is that IPv4 client.
+  if (bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff) return bytes.subarray(12).join('.');
+  const prefix = Array.from({ length: 4 }, (_, i) => ((bytes[2 * i]! << 8) | bytes[2 * i + 1]!).toString(16));
+  return `${prefix.join(':')}::/64`;
+}
