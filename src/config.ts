@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { InboundSettings, MetricsSettings, RetentionSettings, SubmissionSettings, WebhookSettings, WorkerSettings } from './config-settings.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS } from './http/server-limits.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS, MAX_REQUEST_TIMEOUT_MS } from './http/server-limits.js';
 import { ConfigError } from './config-error.js';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_MAX_DELAY_MS, type RetryPolicy } from './delivery/retry-policy.js';
@@ -24,7 +24,7 @@ export const DEFAULT_WORKER_CONCURRENCY = 32;
 export const EnvSchema = Type.Object({
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
-  HTTP_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: HEADERS_TIMEOUT_MS, default: DEFAULT_REQUEST_TIMEOUT_MS }),
+  HTTP_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: HEADERS_TIMEOUT_MS, maximum: MAX_REQUEST_TIMEOUT_MS, default: DEFAULT_REQUEST_TIMEOUT_MS }),
   MAILROOM_DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),

@@ -109,6 +109,8 @@ describe('the mailroom command', () => {
     [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
     [{ MAILROOM_PROVIDER: 'carrier-pigeon' }, 'Invalid configuration: MAILROOM_PROVIDER must be one of sandbox, smtp (got "carrier-pigeon")'],
     [{ MAILROOM_PROVIDER: 'smtp' }, 'Invalid configuration: SMTP_URL is required when MAILROOM_PROVIDER is smtp'],
+    // Past a day the socket timers it sets would overflow and cut every connection at once.
+    [{ HTTP_REQUEST_TIMEOUT_MS: '2147483647' }, 'Invalid configuration: HTTP_REQUEST_TIMEOUT_MS must be an integer from 10000 to 86400000 (got "2147483647")'],
     [{ WORKER_LEASE_MS: '10' }, 'Invalid configuration: WORKER_LEASE_MS must be an integer of at least 1000 (got "10")'],
     [{ INBOUND_COMPLAINT_ADDRESS: 'complaints' }, 'Invalid configuration: INBOUND_COMPLAINT_ADDRESS must be an e-mail address (got "complaints")'],
     [{ INBOUND_SMTP_PORT: '99999' }, 'Invalid configuration: INBOUND_SMTP_PORT must be an integer from 0 to 65535 (got "99999")'],

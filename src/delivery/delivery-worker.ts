@@ -119,7 +119,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         // The message is with the provider now: should the store be away, its outcome waits for the store's
         // return (while the lease lasts, the claim's or the last renewal's) rather than its delivery being repeated.
         const written = writeWhileStoreAway(() => recorder.record(result), {
-          deadline: Math.max(Date.parse(job.lease_expires_at ?? ''), renewedUntil) || 0,
+          deadline: Math.max(Date.parse(job.lease_expires_at ?? '') || 0, renewedUntil),
           wanted: () => running,
           onFirstFailure: (error) => logger.warn({ err: error, messageId: job.message_id }, 'could not record a delivery attempt; trying again while its lease lasts'),
         })

@@ -28,6 +28,8 @@ export const MAX_URL_BYTES = 8 * 1024;
  * turn to be read (http/body-budget.ts).
  */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60_000;
+/** The most HTTP_REQUEST_TIMEOUT_MS may be, a day: Node's socket timers hold 2^31 − 1 ms, and a longer one would fire at once. */
+export const MAX_REQUEST_TIMEOUT_MS = 86_400_000;
 /**
  * A connection on which nothing moves for this much longer than a request may take is closed (Fastify's
  * `connectionTimeout`, the socket's idle timeout). A large send waiting for the body budget is silent

@@ -72,9 +72,11 @@ export function createThreadedReportParser({ deadlineMs = PARSE_DEADLINE_MS } = 
   const parse: ReportParse = (head) =>
     new Promise<TimedReport>((resolve, reject) => {
       const id = nextId++;
+      // Started first: a thread that cannot start fails this parse alone, leaving no deadline behind to end the others.
+      const target = start();
+      // From the hand-over, the wait behind the parses before it included (INBOUND_MAX_PARSING are handed over at most).
       const deadline = setTimeout(() => end(`A report took over ${deadlineMs} ms to parse`), deadlineMs);
       pending.set(id, { resolve, reject, deadline });
-      const target = start();
       target.ref();
       // A copy of its own, moved to the thread: the caller's bytes stay the caller's.
       const copy = new Uint8Array(head);

@@ -84,7 +84,13 @@ export function createPasswordHashing(size: number) {
     thread.job?.reject(new ServiceUnavailableError(BUSY_RETRY_AFTER_SECONDS, { cause: new Error(reason) }));
     thread.job = undefined;
     const next = waiting.shift();
-    if (next) assign(startThread(), next);
+    if (!next) return;
+    try {
+      assign(startThread(), next);
+    } catch (error) {
+      // Inside a thread's 'exit' listener: thrown on, it would be uncaught. The job waiting fails instead.
+      next.reject(new ServiceUnavailableError(BUSY_RETRY_AFTER_SECONDS, { cause: error }));
+    }
   }
 
   function startThread(): HashThread {
