@@ -47,7 +47,13 @@ export function urlOf(request: FuzzRequest): string {
 
 /** Text for a query string, as a client would encode it (a lone surrogate has no UTF-8: its bytes as CESU writes them). */
 function encoded(value: unknown): string {
-  const text = typeof value === 'string' ? value : value instanceof RawJson ? value.text : value instanceof Entries || Array.isArray(value) ? toJson(value) : String(value);
+  const text =
+    typeof value === 'string' ? value
+    : value instanceof RawJson ? value.text
+    : value instanceof Entries || Array.isArray(value) ? toJson(value)
+    // fc.jsonValue's objects may have keys such as toString or valueOf, which String() would call.
+    : typeof value === 'object' && value !== null ? JSON.stringify(value)
+    : String(value);
   try {
     return encodeURIComponent(text);
   } catch {
