@@ -12,7 +12,7 @@ import nodemailer from 'nodemailer';
 import { DEFAULT_WORKER_CONCURRENCY, loadConfig } from '../src/config.js';
 import { SMTP_POOL_SIZE } from '../src/delivery/smtp-provider.js';
 import type { DomainsTable } from '../src/db/schema.js';
-import { newId, nowIso } from '../src/ids.js';
+import { newId, nowIso } from '../src/lib/ids.js';
 import { writeAcceptedSends, type AcceptedSend } from '../src/acceptance/accepted-sends.js';
 import { createStore, type Store } from '../src/repositories/index.js';
 import { createLogger, openMigratedDatabase, openReturnPaths, withSecretKey } from '../src/store-runtime.js';

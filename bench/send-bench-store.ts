@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
-import { newId, nowIso } from '../src/ids.js';
+import { newId, nowIso } from '../src/lib/ids.js';
 import { createStore, type Store } from '../src/repositories/index.js';
 import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
 import { openMigratedDatabase } from '../src/store-runtime.js';

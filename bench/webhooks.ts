@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { publishEvents } from '../src/events/event-path.js';
 import type { MessageEvent } from '../src/events/message-event.js';
-import { newId, nowIso } from '../src/ids.js';
+import { newId, nowIso } from '../src/lib/ids.js';
 import { createStore } from '../src/repositories/index.js';
 import { openMigratedDatabase } from '../src/store-runtime.js';
 import { startWebhookDispatcher, workerStoreOptions } from '../src/worker-runtime.js';

@@ -117,7 +117,7 @@ async function bundle(threads: string[]): Promise<void> {
     // import() of a package left outside becomes require(): all of them have a CommonJS entry, and a
     // script run through vm.Script (bin/mailroom.js) has no ES module loader of its own.
     supported: { 'dynamic-import': false },
-    // import.meta.resolve serves only runs from the TypeScript sources (src/module-worker.ts registering tsx in a thread).
+    // import.meta.resolve serves only runs from the TypeScript sources (src/lib/module-worker.ts registering tsx in a thread).
     define: { 'import.meta.url': '__bundleUrl', 'import.meta.dirname': '__dirname', 'import.meta.resolve': 'undefined' },
     banner: { js: "var __bundleUrl = require('node:url').pathToFileURL(__filename).href; var __bundleDir = __dirname;" },
     plugins: [packageFilePaths],

@@ -6,7 +6,7 @@ import { Type, type Static } from 'typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { InboundSettings, MetricsSettings, RetentionSettings, SubmissionSettings, WebhookSettings, WorkerSettings } from './config-settings.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS, MAX_REQUEST_TIMEOUT_MS } from './http/server-limits.js';
-import { ConfigError } from './config-error.js';
+import { ConfigError } from './lib/config-error.js';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_MAX_DELAY_MS, type RetryPolicy } from './delivery/retry-policy.js';
 

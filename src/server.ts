@@ -2,7 +2,7 @@ import { buildApp, type App } from './app.js';
 import type { Config } from './config.js';
 import { storeKindOf, type Db } from './db/database.js';
 import { assertMigrated } from './db/migrator.js';
-import { listenFailure } from './listen-failure.js';
+import { listenFailure } from './lib/listen-failure.js';
 import { startWalCheckpointer } from './db/wal-checkpointer.js';
 import { createSqliteReader } from './db/sqlite-reader.js';
 import { connectRedis } from './db/redis.js';

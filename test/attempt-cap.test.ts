@@ -4,7 +4,7 @@ import { unrecordedGiveUp } from '../src/delivery/delivery-attempt.js';
 import { createDeliveryWorker } from '../src/delivery/delivery-worker.js';
 import type { Provider } from '../src/delivery/provider.js';
 import { createProvider } from '../src/delivery/providers.js';
-import { nowIso } from '../src/ids.js';
+import { nowIso } from '../src/lib/ids.js';
 import { createWebhookDispatcher, UNRECORDED_GIVE_UP } from '../src/webhooks/webhook-dispatcher.js';
 import { endpointPreparer } from '../src/webhooks/webhook-endpoint.js';
 import { refuseInserts } from './helpers/refused-inserts.js';

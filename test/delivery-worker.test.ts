@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { SIMULATOR_DOMAIN } from '../src/delivery/sandbox-provider.js';
 import { createDeliveryWorker } from '../src/delivery/delivery-worker.js';
 import { createProvider } from '../src/delivery/providers.js';
-import { nowIso } from '../src/ids.js';
+import { nowIso } from '../src/lib/ids.js';
 import { headerOf } from './helpers/smtp-sink.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 import { waitFor } from './helpers/wait-for.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { ValidationError } from '../src/errors.js';
+import { ValidationError } from '../src/lib/errors.js';
 import { createSetupService, passwordHashing, SETUP_DONE, SETUP_LINK_REFUSED, SETUP_LINK_TTL_MS } from '../src/people/index.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { decodeTime } from 'ulid';
-import { firstIdAt, newId, nowIso } from '../src/ids.js';
-import { secretHash, secretHashBytes } from '../src/secret-token.js';
+import { firstIdAt, newId, nowIso } from '../src/lib/ids.js';
+import { secretHash, secretHashBytes } from '../src/lib/secret-token.js';
 
 describe('ids, timestamps and secret hashes', () => {
   it('newId is the prefix and a lower-case ULID of the millisecond it was made in, every id above the one before', () => {

@@ -9,7 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import nodemailer from 'nodemailer';
-import { clientNetworkOf } from '../src/client-network.js';
+import { clientNetworkOf } from '../src/lib/client-network.js';
 import {
   INBOUND_MAX_CONNECTIONS_PER_CLIENT,
   INBOUND_MAX_PARSING,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { newId } from '../src/ids.js';
+import { newId } from '../src/lib/ids.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 
 // Workspace A owns data; workspace B's key must neither see nor touch it.

@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CompiledQuery, sql, type Compilable } from 'kysely';
 import { storeKindOfDb } from '../src/db/database.js';
-import { newId } from '../src/ids.js';
+import { newId } from '../src/lib/ids.js';
 import { logPageJsonQuery } from '../src/logs/log-page-json.js';
 import type { LogFilter } from '../src/logs/log-search-repository.js';
 import type { LogEntryRow } from '../src/repositories/logs-repository.js';

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LogStatus, LogType } from '../src/db/schema.js';
-import { newId } from '../src/ids.js';
+import { newId } from '../src/lib/ids.js';
 import type { LogEntryRow } from '../src/repositories/logs-repository.js';
 import { moveSendEntry } from '../src/services/send-status-service.js';
 import { bucketStarts } from '../src/stats/stats-service.js';

@@ -4,8 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { buildMessage, type BuiltMessage } from '../src/delivery/message-builder.js';
 import type { DomainsTable, MessagesTable } from '../src/db/schema.js';
-import { newId, nowIso } from '../src/ids.js';
-import { createSecretBox, DKIM_PRIVATE_KEY } from '../src/secret-box.js';
+import { newId, nowIso } from '../src/lib/ids.js';
+import { createSecretBox, DKIM_PRIVATE_KEY } from '../src/lib/secret-box.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 
 /** One per recipient, as the worker makes them (signed return paths; any address will do here). */

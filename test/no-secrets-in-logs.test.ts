@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import nodemailer from 'nodemailer';
 import { loadConfig } from '../src/config.js';
-import { createSecretBox, DKIM_PRIVATE_KEY } from '../src/secret-box.js';
+import { createSecretBox, DKIM_PRIVATE_KEY } from '../src/lib/secret-box.js';
 import { openMigratedDatabase } from '../src/store-runtime.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { freePort } from './helpers/free-port.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { isUniqueViolation } from '../src/db/unique-violation.js';
-import { ConflictError, ValidationError } from '../src/errors.js';
-import { newId, nowIso } from '../src/ids.js';
+import { ConflictError, ValidationError } from '../src/lib/errors.js';
+import { newId, nowIso } from '../src/lib/ids.js';
 import { hashPassword, verifyPassword } from '../src/people/index.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 

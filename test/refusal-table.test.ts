@@ -12,7 +12,7 @@ import type { RecipientOutcome } from '../src/delivery/provider.js';
 import { createProviderTrouble } from '../src/delivery/provider-trouble.js';
 import { REFUSAL_RULES } from '../src/delivery/refusal-table.js';
 import { createSmtpProvider } from '../src/delivery/smtp-provider.js';
-import { newId, nowIso } from '../src/ids.js';
+import { newId, nowIso } from '../src/lib/ids.js';
 import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
 import { freePort } from './helpers/free-port.js';
 import { startRawRelay, startRefusingRelay, type Refusals } from './helpers/refusing-relay.js';

@@ -3,7 +3,7 @@ import { hkdfSync, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { loadReturnPathKeys } from '../src/inbound/return-path-key.js';
 import { createReturnPathSigner, RETURN_PATH_TTL_DAYS } from '../src/inbound/return-path.js';
-import { newId } from '../src/ids.js';
+import { newId } from '../src/lib/ids.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 const DAY = 86_400_000;

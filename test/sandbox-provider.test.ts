@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildMessage, type BuiltMessage } from '../src/delivery/message-builder.js';
 import { createSandboxProvider, SIMULATOR_DOMAIN } from '../src/delivery/sandbox-provider.js';
-import { newId, nowIso } from '../src/ids.js';
+import { newId, nowIso } from '../src/lib/ids.js';
 import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
 import { mailroomCommand } from './helpers/serve-process.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { createSecretBox, SecretBoxError } from '../src/secret-box.js';
+import { createSecretBox, SecretBoxError } from '../src/lib/secret-box.js';
 import { newWebhookSecret } from '../src/webhooks/webhook-signature.js';
 
 const keyFrom = (value: string) => loadConfig({ MAILROOM_SECRET_KEY: value }).secretKey;

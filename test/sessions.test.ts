@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { RateLimitError, UnauthorizedError, ValidationError } from '../src/errors.js';
+import { RateLimitError, UnauthorizedError, ValidationError } from '../src/lib/errors.js';
 import {
   createSessionService,
   LOCKOUT_FAILURES,

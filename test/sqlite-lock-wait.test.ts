@@ -7,7 +7,7 @@ import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { openSqlite, sqliteFileOf } from '../src/db/database.js';
 import { LOCK_WAIT_MS } from '../src/db/sqlite-lock-wait.js';
-import { StoreUnavailableError } from '../src/errors.js';
+import { StoreUnavailableError } from '../src/lib/errors.js';
 
 // The embedded store's connections wait for each other's write lock in code of their own
 // (src/db/sqlite-lock-wait.ts) rather than in SQLite's busy handler, which would put the waiting thread to

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { cloneError, reviveError, storeFailureKindOf } from '../src/db/store-failure.js';
-import { ServiceUnavailableError, StoreFullError, StoreUnavailableError } from '../src/errors.js';
+import { ServiceUnavailableError, StoreFullError, StoreUnavailableError } from '../src/lib/errors.js';
 import { freshStore, TEST_STORE, type FreshStore } from './helpers/test-store.js';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });

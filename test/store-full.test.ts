@@ -8,7 +8,7 @@ import { after, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { sqliteFileOf } from '../src/db/sqlite-file.js';
-import { StoreFullError, StoreUnavailableError } from '../src/errors.js';
+import { StoreFullError, StoreUnavailableError } from '../src/lib/errors.js';
 import { countByStatus, startSendBurst } from './helpers/send-burst.js';
 import { mailroomCommand, showServeOutputOfFailedTests, startServe } from './helpers/serve-process.js';
 import { sendBody } from './helpers/test-app.js';

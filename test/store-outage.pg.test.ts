@@ -5,7 +5,7 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
-import { StoreUnavailableError } from '../src/errors.js';
+import { StoreUnavailableError } from '../src/lib/errors.js';
 import { freePort } from './helpers/free-port.js';
 import { countByStatus, startSendBurst, type BurstAnswer } from './helpers/send-burst.js';
 import { mailroomCommand, showServeOutputOfFailedTests, startServe, type ServeProcess } from './helpers/serve-process.js';

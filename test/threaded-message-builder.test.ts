@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { MessagesTable } from '../src/db/schema.js';
 import type { SigningDomain } from '../src/delivery/message-builder.js';
 import { BuilderUnavailableError, buildInThread, createThreadedMessageBuilder } from '../src/delivery/threaded-message-builder.js';
-import { newId, nowIso } from '../src/ids.js';
+import { newId, nowIso } from '../src/lib/ids.js';
 import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { verifyDkim } from './helpers/verified-domain.js';

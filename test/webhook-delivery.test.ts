@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { SIMULATOR_DOMAIN } from '../src/delivery/sandbox-provider.js';
-import { nowIso } from '../src/ids.js';
+import { nowIso } from '../src/lib/ids.js';
 import { createWebhookDispatcher, WEBHOOK_CONCURRENCY_PER_ENDPOINT } from '../src/webhooks/webhook-dispatcher.js';
 import { endpointPreparer } from '../src/webhooks/webhook-endpoint.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';

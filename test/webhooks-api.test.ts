@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { createSecretBox } from '../src/secret-box.js';
-import { newId } from '../src/ids.js';
+import { createSecretBox } from '../src/lib/secret-box.js';
+import { newId } from '../src/lib/ids.js';
 import { webhookSigningSecret, type WebhookDeliveryView, type WebhookView } from '../src/services/webhook-service.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 

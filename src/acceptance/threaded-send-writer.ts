@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import type { SqliteOptions } from '../db/database.js';
 import { reviveError, type ClonedError } from '../db/store-failure.js';
-import { startModuleThread } from '../module-worker.js';
+import { startModuleThread } from '../lib/module-worker.js';
 import { attachmentMemoryOf, settleSends, type AcceptedSendWriter, type PendingSend, type SendWriteResult } from './accepted-sends.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
 import { packSend } from './packed-sends.js';

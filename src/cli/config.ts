@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { effectiveSettings, formatSettings } from '../config-report.js';
+import { effectiveSettings, formatSettings } from './config-report.js';
 import { printResult } from './output.js';
 
 /** `mailroom config`: the settings this process would run with, and where each came from. */

@@ -1,9 +1,9 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
-import { maskUrlPassword } from '../config-report.js';
+import { maskUrlPassword } from './config-report.js';
 import { UnreachableError } from '../db/database.js';
-import { AppError } from '../errors.js';
-import { UsageError } from '../usage-error.js';
+import { AppError } from '../lib/errors.js';
+import { UsageError } from '../lib/usage-error.js';
 import { loadEnvFile } from './env-file.js';
 import { buildProgram } from './program.js';
 

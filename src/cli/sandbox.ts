@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../lib/errors.js';
 import { printResult } from './output.js';
 import { withServices } from './store.js';
 

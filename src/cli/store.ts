@@ -2,7 +2,7 @@ import { loadConfig, type Config } from '../config.js';
 import { createStore, type Store } from '../repositories/index.js';
 import { openMigratedDatabase } from '../store-runtime.js';
 import { createServices, type Services } from '../services/index.js';
-import { UsageError } from '../usage-error.js';
+import { UsageError } from '../lib/usage-error.js';
 
 /** This run's configuration: the environment, into which the entry point has read `.env`. */
 export function cliConfig(): Config {

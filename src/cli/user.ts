@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { promptNewPassword, readPasswordFromStdin } from '../password-input.js';
+import { promptNewPassword, readPasswordFromStdin } from '../lib/password-input.js';
 import { formatTable, printResult } from './output.js';
 import { required, withServices } from './store.js';
 

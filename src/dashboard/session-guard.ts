@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { ForbiddenError, RateLimitError, UnauthorizedError } from '../errors.js';
+import { ForbiddenError, RateLimitError, UnauthorizedError } from '../lib/errors.js';
 import type { Session } from '../people/index.js';
 import type { Services } from '../services/index.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { MemberRole } from '../db/schema.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../lib/errors.js';
 import { requireAbility, type Ability } from '../people/index.js';
 import type { Services } from '../services/index.js';
 import { sessionOf } from './session-guard.js';

@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import type { CompiledQuery } from 'kysely';
-import { startModuleThread } from '../module-worker.js';
+import { startModuleThread } from '../lib/module-worker.js';
 import type { SqliteReadData, SqliteReadReply, SqliteReadRequest } from './sqlite-read-thread.js';
 
 const THREAD_ENTRY = new URL('./sqlite-read-thread.js', import.meta.url);

@@ -1,4 +1,4 @@
-import { StoreFullError, StoreUnavailableError } from '../errors.js';
+import { StoreFullError, StoreUnavailableError } from '../lib/errors.js';
 
 /**
  * Which store errors mean the store is away or out of room, rather than that

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { startModuleThread } from '../module-worker.js';
+import { startModuleThread } from '../lib/module-worker.js';
 import type { WalCheckpointerData, WalCheckpointerReply, WalCheckpointerRequest } from './wal-checkpointer-thread.js';
 
 const THREAD_ENTRY = new URL('./wal-checkpointer-thread.js', import.meta.url);

@@ -1,6 +1,6 @@
 import type { MessageAttachmentsTable } from '../db/schema.js';
 import type { AttachmentsRepository } from '../sending/attachments/attachments-repository.js';
-import { createByteBudget } from '../byte-budget.js';
+import { createByteBudget } from '../lib/byte-budget.js';
 
 /**
  * Bytes of attachments a worker holds at once while building and handing

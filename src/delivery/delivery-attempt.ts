@@ -5,7 +5,7 @@ import type { LogEntryRow } from '../repositories/logs-repository.js';
 import { normalizeAddress } from '../services/email-address.js';
 import { suppressedError } from '../services/suppressed-recipients.js';
 import type { JobContext } from './claim-context.js';
-import { SecretBoxError, type SecretBox } from '../secret-box.js';
+import { SecretBoxError, type SecretBox } from '../lib/secret-box.js';
 import type { Envelope, SigningDomain } from './message-builder.js';
 import type { Provider, RecipientOutcome } from './provider.js';
 import type { ProviderTrouble } from './provider-trouble.js';

@@ -12,8 +12,8 @@ import { createProviderTrouble, type TroubleCount } from './provider-trouble.js'
 import { sandboxSigningDomain } from './sandbox-provider.js';
 import { createAttachmentLoader } from './attachment-loader.js';
 import { buildInThread, type MessageBuilder } from './threaded-message-builder.js';
-import { createWakeablePause } from '../wakeable-pause.js';
-import { createSecretBox, DKIM_PRIVATE_KEY } from '../secret-box.js';
+import { createWakeablePause } from '../lib/wakeable-pause.js';
+import { createSecretBox, DKIM_PRIVATE_KEY } from '../lib/secret-box.js';
 import { settleWithin, workGraceMs } from '../shutdown/settle-within.js';
 import { writeWhileStoreAway } from '../db/store-failure.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';

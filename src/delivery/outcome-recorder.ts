@@ -1,6 +1,6 @@
 import { publishEvents } from '../events/event-path.js';
 import type { MessageEvent } from '../events/message-event.js';
-import { newId, nowIso } from '../ids.js';
+import { newId, nowIso } from '../lib/ids.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import { moveSendEntry, recordComplaint, type StatusMove } from '../services/send-status-service.js';

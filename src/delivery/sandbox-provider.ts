@@ -1,5 +1,5 @@
 import { writeWhileStoreAway } from '../db/store-failure.js';
-import { nowIso } from '../ids.js';
+import { nowIso } from '../lib/ids.js';
 import type { Store } from '../repositories/index.js';
 import { RETURN_PATH_LABEL } from '../services/dns-records.js';
 import { generateDkimKeyPair, type DkimKeyPair } from '../services/dkim-keys.js';

@@ -1,4 +1,4 @@
-import { storableText } from '../external-text.js';
+import { storableText } from '../lib/external-text.js';
 import type { ProviderProblem, RecipientOutcome } from './provider.js';
 import { classifyRefusal, sameRefusalForEveryRecipient, type Refusal, type SmtpReply, type SmtpStage } from './refusal-table.js';
 

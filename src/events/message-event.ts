@@ -1,5 +1,5 @@
 import type { LogEntriesTable, MessageEventType } from '../db/schema.js';
-import { newId } from '../ids.js';
+import { newId } from '../lib/ids.js';
 import { tagsObject } from '../sending/tags.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { MissingApiKeyError, RateLimitError, SendingOnlyKeyError, UnauthorizedError } from '../errors.js';
-import { clientNetworkOf } from '../client-network.js';
+import { MissingApiKeyError, RateLimitError, SendingOnlyKeyError, UnauthorizedError } from '../lib/errors.js';
+import { clientNetworkOf } from '../lib/client-network.js';
 import type { AuthenticatedKey } from '../services/api-key-service.js';
 import type { SendingKey } from '../services/send-service.js';
 import type { RateLimitDecision, RateLimiter } from '../services/rate-limiter.js';

@@ -1,5 +1,5 @@
 import type { FastifyRequest, onRequestAbortAsyncHookHandler, onResponseHookHandler, preParsingHookHandler } from 'fastify';
-import { createByteBudget, type ByteBudget } from '../byte-budget.js';
+import { createByteBudget, type ByteBudget } from '../lib/byte-budget.js';
 import { SMALL_SEND_BYTES } from '../sending/send-memory.js';
 
 declare module 'fastify' {

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError, RecipientLimitError } from '../errors.js';
+import { AppError, RecipientLimitError } from '../lib/errors.js';
 import { fail } from './envelope.js';
 import './api-dialect.js';
 import { reportBudget } from './rate-limit-headers.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { UrlTooLongError, ValidationError } from '../errors.js';
+import { UrlTooLongError, ValidationError } from '../lib/errors.js';
 import { MAX_URL_BYTES } from './server-limits.js';
 
 export const URL_TOO_LONG = `The request URL is longer than ${MAX_URL_BYTES} bytes`;

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { FastifyServerOptions } from 'fastify';
-import { ConfigError } from '../config-error.js';
+import { ConfigError } from '../lib/config-error.js';
 
 /**
  * TRUST_PROXY: whose word Mailroom takes for the client's address and scheme

@@ -1,4 +1,4 @@
-import { clientNetworkOf } from '../client-network.js';
+import { clientNetworkOf } from '../lib/client-network.js';
 
 /**
  * Connections counted per client (an IPv4 address, an IPv6 /64: see

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
-import { createByteBudget } from '../byte-budget.js';
+import { createByteBudget } from '../lib/byte-budget.js';
 import type { InboundSettings } from '../config.js';
-import { listenFailure } from '../listen-failure.js';
+import { listenFailure } from '../lib/listen-failure.js';
 import { RETURN_PATH_LABEL } from '../services/dns-records.js';
 import type { InboundVerdict, ReceivedReport } from '../services/inbound-report-service.js';
 import { countClientConnections } from './client-connections.js';

@@ -1,4 +1,4 @@
-import { storableTexts } from '../external-text.js';
+import { storableTexts } from '../lib/external-text.js';
 import { readSesNotification } from './amazon-ses.js';
 import { detectAutoReply } from './auto-reply.js';
 import { classifyFinding } from './bounce-classifier.js';

@@ -4,7 +4,7 @@
  * lower OS priority than the thread answering HTTP.
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
-import { lowerThreadPriority } from '../thread-priority.js';
+import { lowerThreadPriority } from '../lib/thread-priority.js';
 import { parseInboundMessage, type ParsedReport } from './parse-report.js';
 
 /** The nice value of the thread: the delivery thread's default (WORKER_NICE). */

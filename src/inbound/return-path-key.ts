@@ -1,6 +1,6 @@
 import { hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import type { Store } from '../repositories/index.js';
-import { createSecretBox, RETURN_PATH_KEY } from '../secret-box.js';
+import { createSecretBox, RETURN_PATH_KEY } from '../lib/secret-box.js';
 import { RETURN_PATH_KEY_NAME } from '../secrets/stored-secrets-repository.js';
 
 const KEY_BYTES = 32;

@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { startModuleThread } from '../module-worker.js';
+import { startModuleThread } from '../lib/module-worker.js';
 import type { ParsedReport } from './parse-report.js';
 import type { ParseReply, ParseRequest } from './report-parser-thread.js';
 

@@ -1,7 +1,7 @@
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../lib/errors.js';
 import type { Store } from '../repositories/index.js';
 import { parseTagFilter } from '../sending/tags.js';
-import { parseRange } from '../time-range.js';
+import { parseRange } from '../lib/time-range.js';
 import { countedOffIndex } from './log-page-json.js';
 import { EXACT_COUNT_LIMIT, type LogFilter } from './log-search-repository.js';
 

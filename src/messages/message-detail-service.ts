@@ -1,4 +1,4 @@
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../lib/errors.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import { formatMailbox } from '../services/email-address.js';
 import { tagsObject } from '../sending/tags.js';

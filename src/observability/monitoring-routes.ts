@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { NotFoundError, RETRY_AFTER_STORE_DOWN_SECONDS } from '../errors.js';
+import { NotFoundError, RETRY_AFTER_STORE_DOWN_SECONDS } from '../lib/errors.js';
 import { bearerMatches, TOKEN_REQUIRED } from './metrics-token.js';
 import type { Metrics } from './metrics.js';
 

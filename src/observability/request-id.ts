@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { IncomingMessage } from 'node:http';
-import { newId } from '../ids.js';
+import { newId } from '../lib/ids.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { ConfigError, type Config } from '../config.js';
 import { sqliteFileOf, storeKindOf } from '../db/database.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../lib/errors.js';
 import { createStore } from '../repositories/index.js';
 import { ensurePrivateFile, syncDir, writePrivateFileOnce } from '../secrets/private-files.js';
 import { keyFileOf, readKeyFile, unlinkIfPresent } from '../secrets/key-file.js';

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { resolve } from 'node:path';
 import { ConfigError, secretKeyFromText, type Config } from '../config.js';
 import { createStore, type Repositories } from '../repositories/index.js';
-import { createSecretBox, SecretBoxError } from '../secret-box.js';
+import { createSecretBox, SecretBoxError } from '../lib/secret-box.js';
 import { newKeyText, promoteNextKeyFile, readKeyFile, unlinkIfPresent, nextKeyFileOf, writeNextKeyFile } from '../secrets/key-file.js';
 import { KEY_CHECK_NAME, keyCheckValue, openSecretKey } from '../secrets/secret-key.js';
 import type { StoredSecret } from '../secrets/stored-secrets-repository.js';

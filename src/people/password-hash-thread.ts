@@ -5,7 +5,7 @@
  */
 import { scryptSync } from 'node:crypto';
 import { parentPort, type MessagePort } from 'node:worker_threads';
-import { lowerThreadPriority } from '../thread-priority.js';
+import { lowerThreadPriority } from '../lib/thread-priority.js';
 
 /**
  * This thread's nice value (Linux; the rest of the process keeps its own): a

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { RateLimitError, ServiceUnavailableError } from '../errors.js';
-import { startModuleThread } from '../module-worker.js';
+import { RateLimitError, ServiceUnavailableError } from '../lib/errors.js';
+import { startModuleThread } from '../lib/module-worker.js';
 import type { HashReply, HashRequest, ScryptCost } from './password-hash-thread.js';
 
 /** Password hashes that run at once in one process, at the most: each takes 32 MiB and a core for some 190 ms. */

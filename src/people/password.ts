@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../lib/errors.js';
 import { passwordHashing, ScryptRefusedError } from './password-hashing.js';
 
 /** The shortest password accepted (issue 14; NIST SP 800-63B asks for at least 8). */

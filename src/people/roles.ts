@@ -1,5 +1,5 @@
 import type { MemberRole } from '../db/schema.js';
-import { ForbiddenError } from '../errors.js';
+import { ForbiddenError } from '../lib/errors.js';
 
 /**
  * What each role may do in a workspace (issue 14): everyone reads; admins and

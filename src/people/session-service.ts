@@ -1,6 +1,6 @@
-import { clientNetworkOf } from '../client-network.js';
-import { newSecretToken, secretHash } from '../secret-token.js';
-import { RateLimitError, UnauthorizedError, ValidationError } from '../errors.js';
+import { clientNetworkOf } from '../lib/client-network.js';
+import { newSecretToken, secretHash } from '../lib/secret-token.js';
+import { RateLimitError, UnauthorizedError, ValidationError } from '../lib/errors.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import type { RateLimiter } from '../services/rate-limiter.js';
 import { checkNewPassword, hashPassword, verifyPassword } from './password.js';

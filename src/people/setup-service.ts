@@ -1,10 +1,10 @@
-import { ConflictError, ValidationError } from '../errors.js';
-import { newId } from '../ids.js';
+import { ConflictError, ValidationError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
 import type { Store } from '../repositories/index.js';
 import { insertWorkspace, workspaceNameOf } from '../services/workspace-service.js';
 import { checkNewPassword, hashPassword } from './password.js';
 import { accountEmailOf } from './user-service.js';
-import { newSecretToken, secretHash } from '../secret-token.js';
+import { newSecretToken, secretHash } from '../lib/secret-token.js';
 
 /** How long a first-run setup link works. */
 export const SETUP_LINK_TTL_MS = 60 * 60_000;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RetentionSettings } from '../config-settings.js';
-import { firstIdAt } from '../ids.js';
+import { firstIdAt } from '../lib/ids.js';
 import type { Repositories, Store } from '../repositories/index.js';
-import { createWakeablePause } from '../wakeable-pause.js';
+import { createWakeablePause } from '../lib/wakeable-pause.js';
 import type { PrunedRows } from './retention-repository.js';
 
 const DAY_MS = 86_400_000;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { RETRY_AFTER_STORE_DOWN_SECONDS } from '../errors.js';
+import { RETRY_AFTER_STORE_DOWN_SECONDS } from '../lib/errors.js';
 import { HEALTH_PATH } from '../http/api-guard.js';
 import { retryAfter } from '../openapi/responses.js';
 

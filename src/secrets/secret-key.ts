@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import type { Config } from '../config.js';
 import { ConfigError } from '../config.js';
 import type { Repositories, Store } from '../repositories/index.js';
-import { createSecretBox, isSealed, KEY_CHECK, SecretBoxError } from '../secret-box.js';
+import { createSecretBox, isSealed, KEY_CHECK, SecretBoxError } from '../lib/secret-box.js';
 import { ensurePrivateDir } from './private-files.js';
 import type { StoredSecret } from './stored-secrets-repository.js';
 import { keyFileOf, nextKeyFileOf, promoteNextKeyFile, readKeyFile, readOrCreateKeyFile, unlinkIfPresent } from './key-file.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { DKIM_PRIVATE_KEY, RETURN_PATH_KEY, WEBHOOK_SECRET, type SecretPurpose } from '../secret-box.js';
+import { DKIM_PRIVATE_KEY, RETURN_PATH_KEY, WEBHOOK_SECRET, type SecretPurpose } from '../lib/secret-box.js';
 
 /** The `server_secrets` row of the return-path key (inbound/return-path-key.ts). */
 export const RETURN_PATH_KEY_NAME = 'return_path_key';

@@ -1,4 +1,4 @@
-import { RecipientLimitError, ValidationError } from '../errors.js';
+import { RecipientLimitError, ValidationError } from '../lib/errors.js';
 import type { RateLimiter } from '../services/rate-limiter.js';
 
 /** What a send took of its workspace's budget, to give back should it not be written after all. */

@@ -1,9 +1,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { secretHash, secretHashBytes } from '../secret-token.js';
+import { secretHash, secretHashBytes } from '../lib/secret-token.js';
 import { hasControlCharacters } from './email-address.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../lib/errors.js';
 import type { ApiKeyPermission } from '../db/schema.js';
-import { newId, nowIso } from '../ids.js';
+import { newId, nowIso } from '../lib/ids.js';
 import { storeFailureKindOf } from '../db/store-failure.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import type { KeyLookupRow } from '../repositories/api-keys-repository.js';

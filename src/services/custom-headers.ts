@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../lib/errors.js';
 
 export const MAX_CUSTOM_HEADERS = 50;
 /** RFC 5322's line limit: a longer name could not stand on a line of its own. */

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
-import { ConflictError, NotFoundError } from '../errors.js';
-import { newId, nowIso } from '../ids.js';
+import { ConflictError, NotFoundError } from '../lib/errors.js';
+import { newId, nowIso } from '../lib/ids.js';
 import type { DomainRow, DomainVerificationUpdate } from '../repositories/domains-repository.js';
 import type { Store } from '../repositories/index.js';
 import { generateDkimKeyPair } from './dkim-keys.js';
@@ -8,7 +8,7 @@ import { dkimRecordName, dnsRecordsFor, RETURN_PATH_LABEL, type DnsRecord } from
 import { checkRecords, type RecordCheck } from './record-checks.js';
 import type { DnsVerifier } from './dns-verifier.js';
 import { normalizeDomainName } from './domain-name.js';
-import { createSecretBox, DKIM_PRIVATE_KEY } from '../secret-box.js';
+import { createSecretBox, DKIM_PRIVATE_KEY } from '../lib/secret-box.js';
 
 export interface DomainSummary {
   id: string;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { newId, nowIso } from '../ids.js';
+import { newId, nowIso } from '../lib/ids.js';
 import { reportedBounceSubtype } from '../inbound/bounce-subtype.js';
 import { isComplaintFeedback } from '../inbound/feedback-report.js';
 import { findReplyCode } from '../inbound/smtp-text.js';

@@ -19,7 +19,7 @@ import { createWorkspaceService } from './workspace-service.js';
 import { createIdempotencyService } from '../sending/idempotency/idempotency-service.js';
 import { createCancelService } from '../sending/scheduling/cancel-service.js';
 import { createRecipientLimit } from '../sending/recipient-limit.js';
-import { createByteBudget } from '../byte-budget.js';
+import { createByteBudget } from '../lib/byte-budget.js';
 import { SEND_MEMORY_BUDGET } from '../sending/send-memory.js';
 import type { Metrics } from '../observability/index.js';
 

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../lib/errors.js';
 import { parseScheduledAt } from '../sending/scheduling/scheduled-at.js';
 import { parseTags, type Tag, type TagInput } from '../sending/tags.js';
 import { checkAttachments, type AttachmentInput } from '../sending/attachments/attachment-rules.js';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
-import { newId, nowIso } from '../ids.js';
+import { newId, nowIso } from '../lib/ids.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import { SenderDomainChangedError, type AcceptedSend, type AcceptedSendWriter } from '../acceptance/accepted-sends.js';
 import { createRecentCache } from './recent-cache.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../lib/errors.js';
 import { ATTACHMENT_LIMIT, attachmentRows, MAX_ATTACHMENT_BYTES, megabytes } from '../sending/attachments/attachment-rules.js';
 import type { Store } from '../repositories/index.js';
 import { eventAbout, type MessageEvent } from '../events/message-event.js';

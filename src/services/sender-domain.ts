@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Repositories } from '../repositories/index.js';
 import type { DomainRow } from '../repositories/domains-repository.js';
-import { ForbiddenError } from '../errors.js';
+import { ForbiddenError } from '../lib/errors.js';
 
 /** In sandbox mode this sender domain is always verified, so a first send needs no DNS. */
 export const SANDBOX_SENDER_DOMAIN = 'sandbox.mailroom.test';

@@ -1,5 +1,5 @@
-import { NotFoundError, ValidationError } from '../errors.js';
-import { nowIso } from '../ids.js';
+import { NotFoundError, ValidationError } from '../lib/errors.js';
+import { nowIso } from '../lib/ids.js';
 import type { Store } from '../repositories/index.js';
 import type { SuppressionFilter, SuppressionRow } from '../repositories/suppressions-repository.js';
 import { hasControlCharacters, isValidAddress, normalizeAddress } from './email-address.js';

@@ -1,10 +1,10 @@
 import type { Config } from '../config.js';
 import type { MessageEventType } from '../db/schema.js';
-import { NotFoundError, ValidationError } from '../errors.js';
-import { newId, nowIso } from '../ids.js';
+import { NotFoundError, ValidationError } from '../lib/errors.js';
+import { newId, nowIso } from '../lib/ids.js';
 import type { Store } from '../repositories/index.js';
 import type { WebhookDeliverySummaryRow, WebhookRow } from '../repositories/webhooks-repository.js';
-import { createSecretBox, SecretBoxError } from '../secret-box.js';
+import { createSecretBox, SecretBoxError } from '../lib/secret-box.js';
 import { resolvePublicTarget, type HostResolver } from '../webhooks/url-guard.js';
 import { newWebhookSecret, WEBHOOK_SECRET_PREFIX } from '../webhooks/webhook-signature.js';
 import { testDelivery } from '../webhooks/webhook-test-event.js';

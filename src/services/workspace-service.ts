@@ -1,5 +1,5 @@
-import { NotFoundError, ValidationError } from '../errors.js';
-import { newId, nowIso } from '../ids.js';
+import { NotFoundError, ValidationError } from '../lib/errors.js';
+import { newId, nowIso } from '../lib/ids.js';
 import type { WorkspacesTable } from '../db/schema.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import { issueApiKey, type ApiKeyScope } from './api-key-service.js';

@@ -1,5 +1,5 @@
 import type { Repositories } from '../repositories/index.js';
-import { ceilTo, floorTo, HOUR_MS, type TimeRange } from '../time-range.js';
+import { ceilTo, floorTo, HOUR_MS, type TimeRange } from '../lib/time-range.js';
 import type { CounterRow } from './counters-repository.js';
 
 /** Adds up rows of the same (type, status). */

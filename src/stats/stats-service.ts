@@ -1,6 +1,6 @@
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../lib/errors.js';
 import type { Store } from '../repositories/index.js';
-import { addMs, ceilTo, DAY_MS, floorTo, HOUR_MS, parseRange } from '../time-range.js';
+import { addMs, ceilTo, DAY_MS, floorTo, HOUR_MS, parseRange } from '../lib/time-range.js';
 import { countsInRange } from './range-counts.js';
 import type { Interval } from './series-json.js';
 import { statsOf, type Stats } from './stats.js';

@@ -1,5 +1,5 @@
 import type { AddressObject, EmailAddress, HeaderLines } from 'mailparser';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../lib/errors.js';
 import { formatMailbox, normalizeAddress, type Mailbox } from '../services/email-address.js';
 import { parseMailboxField } from '../services/send-request.js';
 

@@ -1,6 +1,6 @@
 import type { Attachment, EmailAddress, SimpleParserOptions } from 'mailparser';
 import { detectExtension } from 'nodemailer/lib/mime-funcs';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../lib/errors.js';
 import { ATTACHMENT_LIMIT, checkAttachments, MAX_ATTACHMENT_BYTES, megabytes, type AttachmentFieldName } from '../sending/attachments/attachment-rules.js';
 import { headerGivenTwice, reservedHeader } from '../services/custom-headers.js';
 import { formatMailbox, normalizeAddress } from '../services/email-address.js';

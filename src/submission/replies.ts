@@ -1,4 +1,4 @@
-import { ForbiddenError, RateLimitError, RecipientLimitError, ServiceUnavailableError, ValidationError } from '../errors.js';
+import { ForbiddenError, RateLimitError, RecipientLimitError, ServiceUnavailableError, ValidationError } from '../lib/errors.js';
 
 /**
  * Every reply the submission server words itself, in one table (README,

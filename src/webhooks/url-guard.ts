@@ -1,8 +1,8 @@
 import { lookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { ValidationError } from '../errors.js';
-import { ipv6Bytes } from '../ipv6-bytes.js';
+import { ValidationError } from '../lib/errors.js';
+import { ipv6Bytes } from '../lib/ipv6-bytes.js';
 
 /**
  * The SSRF rule for webhook targets (DESIGN.md §1, issue 6): a webhook may

@@ -8,7 +8,7 @@ import { settleWithin } from '../shutdown/settle-within.js';
 import { WEBHOOK_RESOLVE_TIMEOUT_MS } from './url-guard.js';
 import { createOutcomeRecorder, WEBHOOK_MAX_ATTEMPTS, type WebhookOutcome } from './webhook-outcomes.js';
 import { postWebhook, WEBHOOK_SOCKETS_PER_ENDPOINT } from './webhook-poster.js';
-import { createWakeablePause } from '../wakeable-pause.js';
+import { createWakeablePause } from '../lib/wakeable-pause.js';
 import type { Metrics } from '../observability/index.js';
 
 /** Why a delivery claimed past the cap after a lost outcome is given up rather than posted (pastTheCap). */

@@ -1,6 +1,6 @@
 import type { EventHandler } from '../events/event-path.js';
 import { eventPayload } from '../events/message-event.js';
-import { newId } from '../ids.js';
+import { newId } from '../lib/ids.js';
 import type { NewWebhookDelivery } from '../repositories/webhook-deliveries-repository.js';
 
 /**

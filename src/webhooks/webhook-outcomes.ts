@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { newId } from '../ids.js';
+import { newId } from '../lib/ids.js';
 import type { Store } from '../repositories/index.js';
 import type { WebhookDelivery, WebhookSettlement } from '../repositories/webhook-deliveries-repository.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';

@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { storableText } from '../external-text.js';
+import { storableText } from '../lib/external-text.js';
 import { pinnedLookup } from './url-guard.js';
 
 /** How much of a receiver's answer is kept with the attempt. */

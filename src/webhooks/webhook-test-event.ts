@@ -1,4 +1,4 @@
-import { newId } from '../ids.js';
+import { newId } from '../lib/ids.js';
 import type { NewWebhookDelivery } from '../repositories/webhook-deliveries-repository.js';
 
 /**

@@ -2,7 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 import type { Config } from '../config.js';
-import { startModuleThread } from '../module-worker.js';
+import { startModuleThread } from '../lib/module-worker.js';
 import type { DeliveryThreadData, FromWorker, ToWorker } from './worker-messages.js';
 import { watchApiLoad } from './api-load.js';
 

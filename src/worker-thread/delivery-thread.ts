@@ -7,7 +7,7 @@
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { startWorker } from '../worker-runtime.js';
-import { currentThreadId, lowerThreadPriority } from '../thread-priority.js';
+import { currentThreadId, lowerThreadPriority } from '../lib/thread-priority.js';
 import type { DeliveryThreadData, FromWorker, ToWorker } from './worker-messages.js';
 
 async function run(port: MessagePort, { config, nice }: DeliveryThreadData): Promise<void> {

@@ -1,4 +1,4 @@
-import { newId, nowIso } from '../../src/ids.js';
+import { newId, nowIso } from '../../src/lib/ids.js';
 import type { AcceptedSend } from '../../src/acceptance/accepted-sends.js';
 import type { Repositories } from '../../src/repositories/index.js';
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ValidationError } from '../../errors.js';
+import { ValidationError } from '../../lib/errors.js';
 import type { SendInput } from '../../services/send-request.js';
 import { UnsupportedAttachmentError } from './resend-dialect.js';
 

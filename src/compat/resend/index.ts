@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { NotFoundError } from '../../errors.js';
+import { NotFoundError } from '../../lib/errors.js';
 import apiKeyRoutes from './api-key-routes.js';
 import domainRoutes from './domain-routes.js';
 import emailRoutes from './email-routes.js';

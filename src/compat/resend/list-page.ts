@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ValidationError } from '../../errors.js';
+import { ValidationError } from '../../lib/errors.js';
 
 /** Resend's cursor paging of a list: `limit` (1–100), and `after` or `before` an item's id. */
 export const ListQuery = Type.Object(

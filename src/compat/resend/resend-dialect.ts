@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { AppError, MissingApiKeyError, SendingOnlyKeyError, UnauthorizedError } from '../../errors.js';
+import { AppError, MissingApiKeyError, SendingOnlyKeyError, UnauthorizedError } from '../../lib/errors.js';
 import type { ApiDialect, ApiFailure } from '../../http/api-dialect.js';
 import { IdempotencyInFlightError, IdempotencyKeyReusedError, InvalidIdempotencyKeyError } from '../../sending/idempotency/index.js';
 

@@ -1,4 +1,4 @@
-import { ForbiddenError } from '../../errors.js';
+import { ForbiddenError } from '../../lib/errors.js';
 import type { Services } from '../../services/index.js';
 import type { SendingKey } from '../../services/send-service.js';
 import { emailView, type ResendEmailView } from './email-view.js';

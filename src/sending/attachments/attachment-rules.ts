@@ -1,6 +1,6 @@
 import { detectMimeType } from 'nodemailer/lib/mime-funcs';
 import type { MessageAttachmentsTable } from '../../db/schema.js';
-import { ValidationError } from '../../errors.js';
+import { ValidationError } from '../../lib/errors.js';
 import { hasControlCharacters } from '../../services/email-address.js';
 import { checkBase64, decodeBase64 } from './base64-content.js';
 

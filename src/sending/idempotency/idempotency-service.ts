@@ -1,5 +1,5 @@
 import { createHash, randomBytes, type Hash } from 'node:crypto';
-import { ConflictError, ValidationError } from '../../errors.js';
+import { ConflictError, ValidationError } from '../../lib/errors.js';
 import type { IdempotencyRepository, StoredResponse } from './idempotency-repository.js';
 
 export type { StoredResponse } from './idempotency-repository.js';

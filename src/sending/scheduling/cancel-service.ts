@@ -1,7 +1,7 @@
-import { ConflictError, NotFoundError } from '../../errors.js';
+import { ConflictError, NotFoundError } from '../../lib/errors.js';
 import { publishEvents } from '../../events/event-path.js';
 import type { MessageEvent } from '../../events/message-event.js';
-import { nowIso } from '../../ids.js';
+import { nowIso } from '../../lib/ids.js';
 import type { Store } from '../../repositories/index.js';
 import { moveSendEntry } from '../../services/send-status-service.js';
 

@@ -1,5 +1,5 @@
-import { ValidationError } from '../../errors.js';
-import { DAY_MS } from '../../time-range.js';
+import { ValidationError } from '../../lib/errors.js';
+import { DAY_MS } from '../../lib/time-range.js';
 
 /** How far ahead a send may be scheduled (issue 16, point 8; Resend allows 30 days too). */
 export const MAX_SCHEDULE_AHEAD_MS = 30 * DAY_MS;

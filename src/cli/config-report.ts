@@ -1,4 +1,4 @@
-import { EnvSchema, loadConfig, type Config } from './config.js';
+import { EnvSchema, loadConfig, type Config } from '../config.js';
 
 /** Where a setting's value came from. */
 export type SettingSource = 'environment' | '.env' | 'default' | 'unset';

@@ -1,4 +1,4 @@
-import { ConfigError } from './config.js';
+import { ConfigError } from '../config.js';
 
 /** A listener as the configuration names it: `PORT` at `HOST`, `INBOUND_SMTP_PORT` at `INBOUND_SMTP_HOST`, … */
 export interface Listener {
