@@ -12,12 +12,11 @@ const THREAD_ENTRY = new URL('./send-writer-thread.js', import.meta.url);
 
 /**
  * Sends posted to the writer thread at once, at most. An event-loop turn under load reads some twenty-five
- * requests; posted only at its end, the writer thread sat idle while this thread validated all of them,
- * then this thread sat idle while the writer committed. Posted sixteen at a time, the first commit starts
+ * requests; posted only at its end, the writer thread would sit idle while this thread validated all of
+ * them, then this thread while the writer committed. Posted sixteen at a time, the first commit starts
  * while this thread still reads the rest. Commits get smaller (19 sends on average against 25, in 8 s
  * bursts at 50 connections with the worker off) but the threads overlap: 89,000–91,000 sends against
- * 80,000–82,000 in two bursts each, the writer thread committing 77 % of the time against 66 %
- * (bench/README, twentieth session).
+ * 80,000–82,000 in two bursts each, the writer thread committing 77 % of the time against 66 %.
  */
 const MAX_SENDS_PER_POST = 16;
 

@@ -7,9 +7,9 @@ type LogConfig = Pick<Config, 'logLevel' | 'logFormat'>;
 
 /**
  * The main thread's JSON lines are written a few kilobytes at a time (about ten request lines), or
- * every STANDARD_OUTPUT_FLUSH_MS when fewer come. Written a line at a time, each line was a write
+ * every STANDARD_OUTPUT_FLUSH_MS when fewer come. Written a line at a time, each line would be a write
  * handed to libuv's thread pool and its completion handed back: some 7 µs of the HTTP thread's CPU a
- * request under load, a tenth of what it spends on a send (bench/README, twentieth session).
+ * request under load, a tenth of what it spends on a send.
  * No write is longer than PIPE_BUF, which a pipe takes whole or not at all, so whole lines only, and
  * the lines the worker threads write to the same pipe never land inside one of these.
  */
