@@ -19,7 +19,7 @@ import { createServices, type Services } from './services/index.js';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './services/rate-limiter.js';
 import { createMetrics, startMetricsListener, type Metrics, type MetricsOptions } from './observability/index.js';
 import { startDeliveryThread, type DeliveryThread } from './worker-thread/delivery-thread-supervisor.js';
-import { closeConnectionsOnceIdle } from './shutdown/close-idle-connections.js';
+import { closeConnectionsOnceIdle } from './lib/close-idle-connections.js';
 import { startRetentionPruner } from './retention/index.js';
 import { warnAboutServerSettings } from './db/postgres-settings.js';
 import { createLogger, openMigratedDatabase, openReturnPaths, withSecretKey } from './store-runtime.js';

@@ -10,7 +10,7 @@ import { createMetrics, type Metrics } from './observability/metrics.js';
 import { startMetricsListener } from './observability/metrics-listener.js';
 import { createStore, type Store } from './repositories/index.js';
 import { startRetentionPruner } from './retention/index.js';
-import { workGraceMs } from './shutdown/settle-within.js';
+import { workGraceMs } from './lib/settle-within.js';
 import { warnAboutServerSettings } from './db/postgres-settings.js';
 import { createLogger, openMigratedDatabase, openReturnPaths, withSecretKey } from './store-runtime.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/webhook-dispatcher.js';

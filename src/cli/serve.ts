@@ -5,7 +5,7 @@ import { startServer } from '../server.js';
 import { createLogger } from '../store-runtime.js';
 import { startWorker } from '../worker-runtime.js';
 import { isPublicHostName } from '../services/domain-name.js';
-import { stopOnSignal } from '../shutdown/stop-on-signal.js';
+import { stopOnSignal } from '../lib/stop-on-signal.js';
 import { cliConfig } from './store.js';
 
 /** What an operator should see first in the log: where the data is, and a host name DNS cannot use. */

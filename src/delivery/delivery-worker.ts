@@ -14,7 +14,7 @@ import { createAttachmentLoader } from './attachment-loader.js';
 import { buildInThread, type MessageBuilder } from './threaded-message-builder.js';
 import { createWakeablePause } from '../lib/wakeable-pause.js';
 import { createSecretBox, DKIM_PRIVATE_KEY } from '../lib/secret-box.js';
-import { settleWithin, workGraceMs } from '../shutdown/settle-within.js';
+import { settleWithin, workGraceMs } from '../lib/settle-within.js';
 import { writeWhileStoreAway } from '../db/store-failure.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';
 import type { Metrics } from '../observability/index.js';

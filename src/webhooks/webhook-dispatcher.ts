@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../repositories/index.js';
 import type { WebhookDelivery } from '../repositories/webhook-deliveries-repository.js';
 import { writeWhileStoreAway } from '../db/store-failure.js';
-import { settleWithin } from '../shutdown/settle-within.js';
+import { settleWithin } from '../lib/settle-within.js';
 import { WEBHOOK_RESOLVE_TIMEOUT_MS } from './url-guard.js';
 import { createOutcomeRecorder, WEBHOOK_MAX_ATTEMPTS, type WebhookOutcome } from './webhook-outcomes.js';
 import { postWebhook, WEBHOOK_SOCKETS_PER_ENDPOINT } from './webhook-poster.js';
