@@ -4,7 +4,7 @@ import { Kysely, PostgresAdapter, sql } from 'kysely';
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { ConfigError, type Config } from '../config.js';
-import { ensurePrivateDir, ensurePrivateFile, PRIVATE_FILE_MODE, tightenMode } from '../secrets/private-files.js';
+import { ensurePrivateDir, ensurePrivateFile, PRIVATE_FILE_MODE, tightenMode } from '../lib/private-files.js';
 import { PipelinedPostgresDialect } from './pipelined-postgres.js';
 import { usePreparedStatements } from './postgres-statements.js';
 import type { Database } from './schema.js';

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { ConfigError } from '../config.js';
 import type { Repositories, Store } from '../repositories/index.js';
 import { createSecretBox, isSealed, KEY_CHECK, SecretBoxError } from '../lib/secret-box.js';
-import { ensurePrivateDir } from './private-files.js';
+import { ensurePrivateDir } from '../lib/private-files.js';
 import type { StoredSecret } from './stored-secrets-repository.js';
 import { keyFileOf, nextKeyFileOf, promoteNextKeyFile, readKeyFile, readOrCreateKeyFile, unlinkIfPresent } from './key-file.js';
 
