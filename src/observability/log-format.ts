@@ -18,17 +18,23 @@ const STANDARD_OUTPUT_CHUNK_BYTES = 3072;
 const STANDARD_OUTPUT_FLUSH_MS = 100;
 
 let mainThreadStandardOutput: DestinationStream | undefined;
+let threadStandardOutput: DestinationStream | undefined;
 
 /**
  * Standard output for JSON lines, one stream for every logger of the process's main thread, so their
  * lines keep their order. What it holds is written synchronously at `exit` (pino registers that for a
  * main-thread destination), so only a process killed outright (SIGKILL, a native crash) loses lines,
  * at most the last STANDARD_OUTPUT_FLUSH_MS of them; the store, not the log, is the record of what was
- * accepted. A worker thread keeps pino's default, a write per line: pino flushes nothing when a thread
- * ends, and no thread but the main one logs per request.
+ * accepted. A worker thread writes each line to fd 1 itself, synchronously: its `process.stdout` only
+ * hands lines to the main thread, which may exit before it writes them (the delivery thread's last
+ * line, "delivery worker stopped", was now and then lost so), and no thread but the main one logs per
+ * request.
  */
 function standardOutput(): DestinationStream | undefined {
-  if (!isMainThread) return undefined;
+  if (!isMainThread) {
+    threadStandardOutput ??= pino.destination({ dest: 1, sync: true });
+    return threadStandardOutput;
+  }
   mainThreadStandardOutput ??= pino.destination({
     dest: 1, sync: false, minLength: STANDARD_OUTPUT_CHUNK_BYTES, maxWrite: PIPE_BUF, periodicFlush: STANDARD_OUTPUT_FLUSH_MS,
   });

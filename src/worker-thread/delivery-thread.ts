@@ -30,8 +30,7 @@ async function run(port: MessagePort, { config, nice }: DeliveryThreadData): Pro
       void running.metrics.workerCounts().then((metrics) => port.postMessage({ type: 'metrics', id: message.id, metrics } satisfies FromWorker));
     } else if (message.type === 'stop') {
       // process.exit in a worker thread ends the thread alone, whatever timers or sockets the worker left.
-      // Its log first: in a worker thread pino writes to fd 1 asynchronously and flushes nothing at exit, so
-      // the last lines ("delivery worker stopped") were now and then lost under load.
+      // Its log first (observability/log-format.ts: written to fd 1 by the thread itself).
       stopping ??= running
         .stop()
         .then(() => new Promise<void>((resolve) => running.log.flush(() => resolve())))
