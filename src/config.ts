@@ -1,12 +1,12 @@
-import { createSecretKey, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { hostname } from 'node:os';
-import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { InboundSettings, MetricsSettings, RetentionSettings, SubmissionSettings, WebhookSettings, WorkerSettings } from './config-settings.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS, MAX_REQUEST_TIMEOUT_MS } from './http/server-limits.js';
 import { ConfigError } from './lib/config-error.js';
+import { parseDnsServers, parseSecretKey } from './lib/config-values.js';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_MAX_DELAY_MS, type RetryPolicy } from './delivery/retry-policy.js';
 
@@ -240,27 +240,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-/**
- * MAILROOM_SECRET_KEY: 32 bytes as 64 hex digits or as base64 (standard or
- * URL-safe, padded or not), e.g. `openssl rand -base64 32`. The value is
- * never echoed.
- */
-function parseSecretKey(value: string | undefined): KeyObject | undefined {
-  if (value === undefined) return undefined;
-  const key = secretKeyFromText(value);
-  if (!key) throw new ConfigError('Invalid configuration: MAILROOM_SECRET_KEY must be 32 bytes, as 64 hex digits or base64 (openssl rand -base64 32)');
-  return key;
-}
-
-/** A secret key written as MAILROOM_SECRET_KEY is (also the key file's form, secrets/key-file.ts); undefined if it is not one. */
-export function secretKeyFromText(value: string): KeyObject | undefined {
-  const text = value.trim();
-  let bytes: Buffer | undefined;
-  if (/^[0-9a-fA-F]{64}$/.test(text)) bytes = Buffer.from(text, 'hex');
-  else if (/^[A-Za-z0-9+/_-]{43}={0,1}$/.test(text)) bytes = Buffer.from(text, 'base64');
-  return bytes?.length === 32 ? createSecretKey(bytes) : undefined;
-}
-
 function isInteger(name: string): boolean {
   const property = EnvSchema.properties[name as keyof Env];
   return 'type' in property && property.type === 'integer';
@@ -280,22 +259,4 @@ function describe(name: string, schemaMessage: string): string {
     return `must be a ${scheme} URL`;
   }
   return schemaMessage;
-}
-
-/** Accepts `1.2.3.4`, `1.2.3.4:5353`, `::1` and `[::1]:5353`, comma-separated. */
-function parseDnsServers(value: string | undefined): string[] {
-  if (value === undefined) return [];
-  return value.split(',').map((entry) => {
-    const server = entry.trim();
-    const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(server) ?? /^([^:]+)(?::(\d+))?$/.exec(server);
-    const ip = match ? match[1]! : server;
-    const port = match?.[2];
-    const portOk = port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
-    if (isIP(ip) === 0 || !portOk) {
-      throw new ConfigError(
-        `Invalid configuration: DNS_SERVERS must be a comma-separated list of ip or ip:port entries (got ${JSON.stringify(server)})`,
-      );
-    }
-    return server;
-  });
 }

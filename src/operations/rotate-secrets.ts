@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { resolve } from 'node:path';
-import { ConfigError, secretKeyFromText, type Config } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
+import { secretKeyFromText } from '../lib/config-values.js';
 import { createStore, type Repositories } from '../repositories/index.js';
 import { createSecretBox, SecretBoxError } from '../lib/secret-box.js';
 import { newKeyText, promoteNextKeyFile, readKeyFile, unlinkIfPresent, nextKeyFileOf, writeNextKeyFile } from '../secrets/key-file.js';

@@ -1,7 +1,8 @@
 import { randomBytes, type KeyObject } from 'node:crypto';
 import { readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, secretKeyFromText } from '../config.js';
+import { ConfigError } from '../config.js';
+import { secretKeyFromText } from '../lib/config-values.js';
 import { ensurePrivateDir, PRIVATE_FILE_MODE, syncDir, tightenMode, writePrivateFileOnce } from '../lib/private-files.js';
 
 /** The key file's name in MAILROOM_DATA_DIR: the key when MAILROOM_SECRET_KEY is not set. */
