@@ -6,7 +6,7 @@ import { storeCauseOf } from './db/store-failure.js';
 import { loadReturnPathKeys } from './inbound/return-path-key.js';
 import { createReturnPathSigner, type ReturnPathSigner } from './inbound/return-path.js';
 import { createLogger as createConfiguredLogger } from './observability/log-format.js';
-import type { Store } from './repositories/index.js';
+import type { Store } from './db/store.js';
 import { openSecretKey } from './secrets/secret-key.js';
 
 // What every process (and serve's delivery thread) opens first: the store, the installation's secret key, the

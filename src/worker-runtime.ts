@@ -8,7 +8,8 @@ import { createThreadedMessageBuilder } from './delivery/threaded-message-builde
 import type { ReturnPathSigner } from './inbound/return-path.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { startMetricsListener } from './observability/metrics-listener.js';
-import { createStore, type Store } from './repositories/index.js';
+import { createStore } from './repositories/index.js';
+import type { Store } from './db/store.js';
 import { startRetentionPruner } from './retention/index.js';
 import { workGraceMs } from './lib/settle-within.js';
 import { warnAboutServerSettings } from './db/postgres-settings.js';

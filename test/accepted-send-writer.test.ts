@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { openDatabase, storeKindOfDb } from '../src/db/database.js';
 import { createAcceptedSendWriter } from '../src/acceptance/accepted-send-writer.js';
-import type { Store } from '../src/repositories/index.js';
+import type { Store } from '../src/db/store.js';
 import { acceptedSend as makeAcceptedSend } from './helpers/accepted-send.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 

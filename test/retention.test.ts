@@ -14,7 +14,7 @@ import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { SIMULATOR_DOMAIN } from '../src/delivery/sandbox-provider.js';
 import { createRetentionPruner } from '../src/retention/index.js';
-import type { Store } from '../src/repositories/index.js';
+import type { Store } from '../src/db/store.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 import { waitFor } from './helpers/wait-for.js';
 import { startWebhookReceiver, type WebhookReceiver } from './helpers/webhook-receiver.js';

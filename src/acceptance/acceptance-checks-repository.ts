@@ -94,3 +94,9 @@ export function createAcceptanceChecksRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    acceptanceChecks: ReturnType<typeof createAcceptanceChecksRepository>;
+  }
+}

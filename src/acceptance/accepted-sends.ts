@@ -3,7 +3,7 @@ import { publishEvents } from '../events/event-path.js';
 import type { MessageEvent } from '../events/message-event.js';
 import { addressesToLookUp, holdBackSuppressed } from '../services/suppressed-recipients.js';
 import type { AcceptanceHolds, AcceptanceLookups } from './acceptance-checks-repository.js';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import { UnauthorizedError } from '../lib/errors.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import type { NewDeliveryJob } from '../repositories/messages-repository.js';

@@ -1,5 +1,6 @@
 import { loadConfig, type Config } from '../config.js';
-import { createStore, type Store } from '../repositories/index.js';
+import { createStore } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import { openMigratedDatabase } from '../store-runtime.js';
 import { createServices, type Services } from '../services/index.js';
 import { UsageError } from '../lib/usage-error.js';

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { MessagesTable } from '../db/schema.js';
 import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import type { AttachmentMeta } from '../sending/attachments/attachments-repository.js';
 import { domainOf } from '../services/email-address.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
 import { loadClaimContext, type JobContext } from './claim-context.js';
 import { attemptDelivery } from './delivery-attempt.js';

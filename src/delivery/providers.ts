@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import type { Provider } from './provider.js';
 import { createSandboxProvider } from './sandbox-provider.js';
 import { createSmtpProvider } from './smtp-provider.js';

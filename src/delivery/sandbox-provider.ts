@@ -1,6 +1,6 @@
 import { writeWhileStoreAway } from '../db/store-failure.js';
 import { nowIso } from '../lib/ids.js';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import { RETURN_PATH_LABEL } from '../services/dns-records.js';
 import { generateDkimKeyPair, type DkimKeyPair } from '../services/dkim-keys.js';
 import { SANDBOX_SENDER_DOMAIN } from '../services/sender-domain.js';

@@ -1,4 +1,4 @@
-import type { Repositories } from '../repositories/index.js';
+import type { Repositories } from '../db/store.js';
 import { eventPayload, type MessageEvent } from './message-event.js';
 import { fanOutToWebhooks } from '../webhooks/webhook-fanout.js';
 import { suppressOnBounceOrComplaint } from './suppression-handler.js';

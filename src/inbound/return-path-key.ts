@@ -1,5 +1,5 @@
 import { hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import { createSecretBox, RETURN_PATH_KEY } from '../lib/secret-box.js';
 import { RETURN_PATH_KEY_NAME } from '../secrets/stored-secrets-repository.js';
 

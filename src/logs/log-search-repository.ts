@@ -172,3 +172,9 @@ export function createLogSearchRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    logSearch: ReturnType<typeof createLogSearchRepository>;
+  }
+}

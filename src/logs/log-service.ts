@@ -1,5 +1,5 @@
 import { ValidationError } from '../lib/errors.js';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import { parseTagFilter } from '../sending/tags.js';
 import { parseRange } from '../lib/time-range.js';
 import { countedOffIndex } from './log-page-json.js';

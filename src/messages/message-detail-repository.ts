@@ -21,3 +21,9 @@ export function createMessageDetailRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    messageDetail: ReturnType<typeof createMessageDetailRepository>;
+  }
+}

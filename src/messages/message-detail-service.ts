@@ -1,5 +1,5 @@
 import { NotFoundError } from '../lib/errors.js';
-import type { Repositories, Store } from '../repositories/index.js';
+import type { Repositories, Store } from '../db/store.js';
 import { formatMailbox } from '../services/email-address.js';
 import { tagsObject } from '../sending/tags.js';
 import { allRecipientsOf, bccOf, ccOf, replyToOf, toOf } from '../services/message-recipients.js';

@@ -28,3 +28,9 @@ export function createMessageMimeRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    messageMime: ReturnType<typeof createMessageMimeRepository>;
+  }
+}

@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError } from '../lib/errors.js';
 import { isUniqueViolation } from '../db/unique-violation.js';
 import type { MemberRole } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import { newSecretToken, secretHash } from '../lib/secret-token.js';
 import type { InvitationPreview, PendingInvitation } from './invitations-repository.js';
 import { checkNewPassword, hashPassword } from './password.js';

@@ -84,3 +84,9 @@ export function createInvitationsRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    invitations: ReturnType<typeof createInvitationsRepository>;
+  }
+}

@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError } from '../lib/errors.js';
 import type { MemberRole } from '../db/schema.js';
 import { nowIso } from '../lib/ids.js';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import { insertWorkspace, workspaceNameOf } from '../services/workspace-service.js';
 import { roleOf } from './user-service.js';
 

@@ -44,3 +44,9 @@ export function createMembersRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    members: ReturnType<typeof createMembersRepository>;
+  }
+}

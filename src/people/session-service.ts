@@ -1,7 +1,7 @@
 import { clientNetworkOf } from '../lib/client-network.js';
 import { newSecretToken, secretHash } from '../lib/secret-token.js';
 import { RateLimitError, UnauthorizedError, ValidationError } from '../lib/errors.js';
-import type { Repositories, Store } from '../repositories/index.js';
+import type { Repositories, Store } from '../db/store.js';
 import type { RateLimiter } from '../services/rate-limiter.js';
 import { checkNewPassword, hashPassword, verifyPassword } from './password.js';
 import { passwordHashing } from './password-hashing.js';

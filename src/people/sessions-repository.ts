@@ -75,3 +75,9 @@ export function createSessionsRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    sessions: ReturnType<typeof createSessionsRepository>;
+  }
+}

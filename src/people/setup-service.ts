@@ -1,6 +1,6 @@
 import { ConflictError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import { insertWorkspace, workspaceNameOf } from '../services/workspace-service.js';
 import { checkNewPassword, hashPassword } from './password.js';
 import { accountEmailOf } from './user-service.js';

@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../lib/errors.js'
 import { isUniqueViolation } from '../db/unique-violation.js';
 import type { MemberRole } from '../db/schema.js';
 import { newId, nowIso } from '../lib/ids.js';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import { isValidAddress } from '../services/email-address.js';
 import { checkNewPassword, hashPassword } from './password.js';
 

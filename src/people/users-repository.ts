@@ -71,3 +71,9 @@ export function createUsersRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    users: ReturnType<typeof createUsersRepository>;
+  }
+}

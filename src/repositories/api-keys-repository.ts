@@ -49,3 +49,9 @@ export function createApiKeysRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    apiKeys: ReturnType<typeof createApiKeysRepository>;
+  }
+}

@@ -27,3 +27,9 @@ export function createDeliveryAttemptsRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    deliveryAttempts: ReturnType<typeof createDeliveryAttemptsRepository>;
+  }
+}

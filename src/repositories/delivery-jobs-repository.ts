@@ -161,3 +161,9 @@ export function createDeliveryJobsRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    deliveryJobs: ReturnType<typeof createDeliveryJobsRepository>;
+  }
+}

@@ -33,3 +33,9 @@ export function createDomainsRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    domains: ReturnType<typeof createDomainsRepository>;
+  }
+}

@@ -22,3 +22,9 @@ export function createInboundReportsRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    inboundReports: ReturnType<typeof createInboundReportsRepository>;
+  }
+}

@@ -1,4 +1,5 @@
 import { pingDatabase, type Db } from '../db/database.js';
+import type { Repositories, Store } from '../db/store.js';
 import { createAcceptanceChecksRepository } from '../acceptance/acceptance-checks-repository.js';
 import { createApiKeysRepository } from './api-keys-repository.js';
 import { createDeliveryAttemptsRepository } from './delivery-attempts-repository.js';
@@ -27,7 +28,7 @@ import { createIdempotencyRepository } from '../sending/idempotency/idempotency-
 import { createAttachmentsRepository } from '../sending/attachments/attachments-repository.js';
 import { createRetentionRepository } from '../retention/retention-repository.js';
 
-function bind(db: Db, counters?: CounterDeltas) {
+function bind(db: Db, counters?: CounterDeltas): Repositories {
   return {
     workspaces: createWorkspacesRepository(db),
     acceptanceChecks: createAcceptanceChecksRepository(db),
@@ -59,24 +60,7 @@ function bind(db: Db, counters?: CounterDeltas) {
   };
 }
 
-export type Repositories = ReturnType<typeof bind>;
-
-export interface Store extends Repositories {
-  /**
-   * Runs `work` with repositories bound to one transaction: all of it commits, or none.
-   * Inside `work`, use only the repositories given: on SQLite the store's own ones wait
-   * for the single connection this transaction holds, and would wait forever.
-   */
-  transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
-  /**
-   * Runs read-only `work` on one consistent snapshot: PostgreSQL's REPEATABLE
-   * READ (its default READ COMMITTED gives each statement its own); on SQLite
-   * every transaction is one snapshot already, and the settings are ignored.
-   */
-  snapshot<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
-  /** One round trip; throws when the store cannot be reached. */
-  ping(): Promise<void>;
-}
+export type { Repositories, Store };
 
 export function createStore(db: Db): Store {
   return {

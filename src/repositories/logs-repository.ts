@@ -192,3 +192,9 @@ export function createLogsRepository(db: Db, pending?: CounterDeltas) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    logs: ReturnType<typeof createLogsRepository>;
+  }
+}

@@ -16,3 +16,9 @@ export function createMessageEventsRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    messageEvents: ReturnType<typeof createMessageEventsRepository>;
+  }
+}

@@ -38,3 +38,9 @@ export function createMessagesRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    messages: ReturnType<typeof createMessagesRepository>;
+  }
+}

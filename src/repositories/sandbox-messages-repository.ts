@@ -12,3 +12,9 @@ export function createSandboxMessagesRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    sandboxMessages: ReturnType<typeof createSandboxMessagesRepository>;
+  }
+}

@@ -17,3 +17,9 @@ export function createServerSecretsRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    serverSecrets: ReturnType<typeof createServerSecretsRepository>;
+  }
+}

@@ -87,3 +87,9 @@ export function createSuppressionsRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    suppressions: ReturnType<typeof createSuppressionsRepository>;
+  }
+}

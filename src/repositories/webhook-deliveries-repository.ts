@@ -197,3 +197,9 @@ export function createWebhookDeliveriesRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    webhookDeliveries: ReturnType<typeof createWebhookDeliveriesRepository>;
+  }
+}

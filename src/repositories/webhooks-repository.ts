@@ -120,3 +120,9 @@ export function createWebhooksRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    webhooks: ReturnType<typeof createWebhooksRepository>;
+  }
+}

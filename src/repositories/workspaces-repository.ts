@@ -20,3 +20,9 @@ export function createWorkspacesRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    workspaces: ReturnType<typeof createWorkspacesRepository>;
+  }
+}

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Metrics } from '../observability/index.js';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import { createRetentionPruner, type RetentionPruner } from './retention-pruner.js';
 
 export { createRetentionPruner, type PruneRound, type RetentionPruner } from './retention-pruner.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RetentionSettings } from '../config-settings.js';
 import { firstIdAt } from '../lib/ids.js';
-import type { Repositories, Store } from '../repositories/index.js';
+import type { Repositories, Store } from '../db/store.js';
 import { createWakeablePause } from '../lib/wakeable-pause.js';
 import type { PrunedRows } from './retention-repository.js';
 

@@ -184,3 +184,9 @@ export function createRetentionRepository(db: Db) {
 }
 
 export type RetentionRepository = ReturnType<typeof createRetentionRepository>;
+
+declare module '../db/store.js' {
+  interface Repositories {
+    retention: ReturnType<typeof createRetentionRepository>;
+  }
+}

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Config } from '../config.js';
 import { ConfigError } from '../config.js';
-import type { Repositories, Store } from '../repositories/index.js';
+import type { Repositories, Store } from '../db/store.js';
 import { createSecretBox, isSealed, KEY_CHECK, SecretBoxError } from '../lib/secret-box.js';
 import { ensurePrivateDir } from '../lib/private-files.js';
 import type { StoredSecret } from './stored-secrets-repository.js';

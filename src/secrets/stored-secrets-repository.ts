@@ -50,3 +50,9 @@ export function createStoredSecretsRepository(db: Db) {
     },
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    storedSecrets: ReturnType<typeof createStoredSecretsRepository>;
+  }
+}

@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../lib/errors.js'
 import type { ApiKeyPermission } from '../db/schema.js';
 import { newId, nowIso } from '../lib/ids.js';
 import { storeFailureKindOf } from '../db/store-failure.js';
-import type { Repositories, Store } from '../repositories/index.js';
+import type { Repositories, Store } from '../db/store.js';
 import type { KeyLookupRow } from '../repositories/api-keys-repository.js';
 import { createRecentCache } from './recent-cache.js';
 

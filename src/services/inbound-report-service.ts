@@ -6,7 +6,7 @@ import { findReplyCode } from '../inbound/smtp-text.js';
 import { parseInboundMessage, type InboundResult, type ParsedReport } from '../inbound/parse-report.js';
 import { reportTarget, type ReportTarget } from '../inbound/report-target.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';
-import type { Repositories, Store } from '../repositories/index.js';
+import type { Repositories, Store } from '../db/store.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import { normalizeAddress } from './email-address.js';
 import { moveSendEntry, recordComplaint, type StatusChange } from './send-status-service.js';

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import { createAcceptedSendWriter } from '../acceptance/accepted-send-writer.js';
 import type { AcceptedSendWriter } from '../acceptance/accepted-sends.js';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import type { HostResolver } from '../webhooks/url-guard.js';
 import { createApiKeyService } from './api-key-service.js';
 import { createDnsVerifier } from './dns-verifier.js';

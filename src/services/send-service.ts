@@ -6,7 +6,7 @@ import { SenderDomainChangedError, type AcceptedSend, type AcceptedSendWriter } 
 import { createRecentCache } from './recent-cache.js';
 import { ValidationError } from '../lib/errors.js';
 import { ATTACHMENT_LIMIT, attachmentRows, MAX_ATTACHMENT_BYTES, megabytes } from '../sending/attachments/attachment-rules.js';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import { eventAbout, type MessageEvent } from '../events/message-event.js';
 import { domainOf } from './email-address.js';
 import { tagsJson } from '../sending/tags.js';

@@ -1,7 +1,7 @@
 import { publishEvents } from '../events/event-path.js';
 import { eventAbout, type MessageEvent } from '../events/message-event.js';
 import { newId, nowIso } from '../lib/ids.js';
-import type { Repositories, Store } from '../repositories/index.js';
+import type { Repositories, Store } from '../db/store.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import { judgeTransition, type SendStatus } from './send-status.js';
 

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { Repositories } from '../repositories/index.js';
+import type { Repositories } from '../db/store.js';
 import type { DomainRow } from '../repositories/domains-repository.js';
 import { ForbiddenError } from '../lib/errors.js';
 

@@ -1,5 +1,5 @@
 import type { AcceptedSend } from '../acceptance/accepted-sends.js';
-import type { Repositories } from '../repositories/index.js';
+import type { Repositories } from '../db/store.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import { eventAbout, type MessageEvent } from '../events/message-event.js';
 import { normalizeAddress } from './email-address.js';

@@ -1,6 +1,6 @@
 import { NotFoundError, ValidationError } from '../lib/errors.js';
 import { nowIso } from '../lib/ids.js';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import type { SuppressionFilter, SuppressionRow } from '../repositories/suppressions-repository.js';
 import { hasControlCharacters, isValidAddress, normalizeAddress } from './email-address.js';
 

@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { MessageEventType } from '../db/schema.js';
 import { NotFoundError, ValidationError } from '../lib/errors.js';
 import { newId, nowIso } from '../lib/ids.js';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import type { WebhookDeliverySummaryRow, WebhookRow } from '../repositories/webhooks-repository.js';
 import { createSecretBox, SecretBoxError } from '../lib/secret-box.js';
 import { resolvePublicTarget, type HostResolver } from '../webhooks/url-guard.js';

@@ -1,7 +1,7 @@
 import { NotFoundError, ValidationError } from '../lib/errors.js';
 import { newId, nowIso } from '../lib/ids.js';
 import type { WorkspacesTable } from '../db/schema.js';
-import type { Repositories, Store } from '../repositories/index.js';
+import type { Repositories, Store } from '../db/store.js';
 import { issueApiKey, type ApiKeyScope } from './api-key-service.js';
 import { hasControlCharacters } from './email-address.js';
 

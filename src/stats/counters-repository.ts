@@ -86,3 +86,9 @@ export function createCountersRepository(db: Db) {
     entriesBetweenQuery,
   };
 }
+
+declare module '../db/store.js' {
+  interface Repositories {
+    counters: ReturnType<typeof createCountersRepository>;
+  }
+}

@@ -1,4 +1,4 @@
-import type { Repositories } from '../repositories/index.js';
+import type { Repositories } from '../db/store.js';
 import { ceilTo, floorTo, HOUR_MS, type TimeRange } from '../lib/time-range.js';
 import type { CounterRow } from './counters-repository.js';
 

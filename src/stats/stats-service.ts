@@ -1,5 +1,5 @@
 import { ValidationError } from '../lib/errors.js';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import { addMs, ceilTo, DAY_MS, floorTo, HOUR_MS, parseRange } from '../lib/time-range.js';
 import { countsInRange } from './range-counts.js';
 import type { Interval } from './series-json.js';

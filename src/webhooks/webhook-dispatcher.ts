@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import type { WebhookDelivery } from '../repositories/webhook-deliveries-repository.js';
 import { writeWhileStoreAway } from '../db/store-failure.js';
 import { settleWithin } from '../lib/settle-within.js';

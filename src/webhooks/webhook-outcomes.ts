@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { newId } from '../lib/ids.js';
-import type { Store } from '../repositories/index.js';
+import type { Store } from '../db/store.js';
 import type { WebhookDelivery, WebhookSettlement } from '../repositories/webhook-deliveries-repository.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
 import type { PostResult } from './webhook-poster.js';

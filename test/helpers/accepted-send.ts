@@ -1,6 +1,6 @@
 import { newId, nowIso } from '../../src/lib/ids.js';
 import type { AcceptedSend } from '../../src/acceptance/accepted-sends.js';
-import type { Repositories } from '../../src/repositories/index.js';
+import type { Repositories } from '../../src/db/store.js';
 
 /** What the send service hands a writer for one send of `recipients` recipients. */
 export function acceptedSend(workspaceId: string, recipients: number, messageId = newId('msg')): AcceptedSend {

@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Db } from '../../src/db/database.js';
-import type { Store } from '../../src/repositories/index.js';
+import type { Store } from '../../src/db/store.js';
 import { openRuntime } from '../../src/server.js';
 import type { Services } from '../../src/services/index.js';
 import type { DeliveryWorker } from '../../src/delivery/delivery-worker.js';

@@ -36,3 +36,9 @@ export function createAttachmentsRepository(db: Db) {
 }
 
 export type AttachmentsRepository = ReturnType<typeof createAttachmentsRepository>;
+
+declare module '../../db/store.js' {
+  interface Repositories {
+    attachments: ReturnType<typeof createAttachmentsRepository>;
+  }
+}

@@ -78,3 +78,9 @@ export function createIdempotencyRepository(db: Db) {
 }
 
 export type IdempotencyRepository = ReturnType<typeof createIdempotencyRepository>;
+
+declare module '../../db/store.js' {
+  interface Repositories {
+    idempotencyKeys: ReturnType<typeof createIdempotencyRepository>;
+  }
+}

@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError } from '../../lib/errors.js';
 import { publishEvents } from '../../events/event-path.js';
 import type { MessageEvent } from '../../events/message-event.js';
 import { nowIso } from '../../lib/ids.js';
-import type { Store } from '../../repositories/index.js';
+import type { Store } from '../../db/store.js';
 import { moveSendEntry } from '../../services/send-status-service.js';
 
 /** The error every canceled recipient's entry carries (issue 16, point 8). */
