@@ -14,12 +14,12 @@ import { SMTP_POOL_SIZE } from '../src/delivery/smtp-provider.js';
 import type { DomainsTable } from '../src/db/schema.js';
 import { newId, nowIso } from '../src/lib/ids.js';
 import { writeAcceptedSends, type AcceptedSend } from '../src/acceptance/accepted-sends.js';
-import { createStore } from '../src/repositories/index.js';
+import { createStore } from '../src/composition/store.js';
 import type { Store } from '../src/db/store.js';
-import { createLogger, openMigratedDatabase, openReturnPaths, withSecretKey } from '../src/store-runtime.js';
-import { startDeliveryWorker, workerStoreOptions } from '../src/worker-runtime.js';
+import { createLogger, openMigratedDatabase, openReturnPaths, withSecretKey } from '../src/composition/store-runtime.js';
+import { startDeliveryWorker, workerStoreOptions } from '../src/composition/worker-runtime.js';
 import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
-import { createServices } from '../src/services/index.js';
+import { createServices } from '../src/composition/services.js';
 import { createBenchDatabase } from './bench-database.js';
 import { startSink } from './smtp-sink.js';
 

@@ -17,7 +17,7 @@ import { CompiledQuery, type Compilable } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { openDatabase, storeKindOfDb } from '../src/db/database.js';
 import type { LogFilter } from '../src/logs/log-search-repository.js';
-import { createStore } from '../src/repositories/index.js';
+import { createStore } from '../src/composition/store.js';
 import { createBenchDatabase } from './bench-database.js';
 import { BenchError, children, freePort, runBench, HOST, positiveNumber, READY_TIMEOUT_MS, removeOnExit, startChild, stopChild, waitReady } from './bench-process.js';
 import type { FillSample } from './logs-fill.js';

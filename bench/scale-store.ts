@@ -9,9 +9,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { sqliteFileOf } from '../src/db/database.js';
-import { createStore } from '../src/repositories/index.js';
-import { openMigratedDatabase } from '../src/store-runtime.js';
-import { createServices } from '../src/services/index.js';
+import { createStore } from '../src/composition/store.js';
+import { openMigratedDatabase } from '../src/composition/store-runtime.js';
+import { createServices } from '../src/composition/services.js';
 import { fillLog, postgresSink, sqliteSink, type FillSample } from './logs-fill.js';
 
 export interface ScalePlan {

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { newId, nowIso } from '../src/lib/ids.js';
-import { createStore } from '../src/repositories/index.js';
+import { createStore } from '../src/composition/store.js';
 import type { Store } from '../src/db/store.js';
 import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
-import { openMigratedDatabase } from '../src/store-runtime.js';
-import { createServices } from '../src/services/index.js';
+import { openMigratedDatabase } from '../src/composition/store-runtime.js';
+import { createServices } from '../src/composition/services.js';
 import { createBenchDatabase } from './bench-database.js';
 import { children, removeOnExit, stopChild } from './bench-process.js';
 

@@ -14,10 +14,10 @@ import { loadConfig } from '../src/config.js';
 import { publishEvents } from '../src/events/event-path.js';
 import type { MessageEvent } from '../src/events/message-event.js';
 import { newId, nowIso } from '../src/lib/ids.js';
-import { createStore } from '../src/repositories/index.js';
-import { openMigratedDatabase } from '../src/store-runtime.js';
-import { startWebhookDispatcher, workerStoreOptions } from '../src/worker-runtime.js';
-import { createServices } from '../src/services/index.js';
+import { createStore } from '../src/composition/store.js';
+import { openMigratedDatabase } from '../src/composition/store-runtime.js';
+import { startWebhookDispatcher, workerStoreOptions } from '../src/composition/worker-runtime.js';
+import { createServices } from '../src/composition/services.js';
 import { createBenchDatabase } from './bench-database.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);

@@ -20,7 +20,7 @@ import webhookRoutes from './routes/webhooks.js';
 import { statsRoutes } from './stats/index.js';
 import { messageRoutes } from './messages/index.js';
 import { DASHBOARD_API_PREFIX, dashboardApi, dashboardUi } from './dashboard/index.js';
-import type { Services } from './services/index.js';
+import type { Services } from './composition/index.js';
 import { registerIdempotency } from './sending/idempotency/index.js';
 import { RESEND_PREFIX, resendCompat } from './compat/resend/index.js';
 import { OPENAPI_PATH, registerOpenApi } from './openapi/index.js';

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { InboundSettings, MetricsSettings, RetentionSettings, SubmissionSettings, WebhookSettings, WorkerSettings } from './config-settings.js';
+import type { InboundSettings, MetricsSettings, RetentionSettings, SubmissionSettings, WebhookSettings, WorkerSettings } from './lib/config-settings.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS, MAX_REQUEST_TIMEOUT_MS } from './http/server-limits.js';
 import { ConfigError } from './lib/config-error.js';
 import { parseDnsServers, parseSecretKey } from './lib/config-values.js';
@@ -71,7 +71,7 @@ export const EnvSchema = Type.Object({
 
 type Env = Static<typeof EnvSchema>;
 
-export type * from './config-settings.js';
+export type * from './lib/config-settings.js';
 
 const SECRET_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'MAILROOM_SECRET_KEY', 'METRICS_TOKEN']);
 

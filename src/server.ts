@@ -13,18 +13,15 @@ import type { WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 import { createInboundReportService } from './services/inbound-report-service.js';
 import type { ReturnPathSigner } from './inbound/return-path.js';
 import { createAcceptedSendWriter } from './acceptance/accepted-send-writer.js';
-import { createStore } from './repositories/index.js';
+import { createStore, createServices, type Services, createLogger, openMigratedDatabase, openReturnPaths, withSecretKey, startDeliveryWorker, startWebhookDispatcher } from './composition/index.js';
 import type { Store } from './db/store.js';
 import { createThreadedSendWriter } from './acceptance/threaded-send-writer.js';
-import { createServices, type Services } from './services/index.js';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './services/rate-limiter.js';
 import { createMetrics, startMetricsListener, type Metrics, type MetricsOptions } from './observability/index.js';
 import { startDeliveryThread, type DeliveryThread } from './worker-thread/delivery-thread-supervisor.js';
 import { closeConnectionsOnceIdle } from './lib/close-idle-connections.js';
 import { startRetentionPruner } from './retention/index.js';
 import { warnAboutServerSettings } from './db/postgres-settings.js';
-import { createLogger, openMigratedDatabase, openReturnPaths, withSecretKey } from './store-runtime.js';
-import { startDeliveryWorker, startWebhookDispatcher } from './worker-runtime.js';
 
 /** Everything the API runs on: the migrated store, the send writer and Redis beside it, the services over them. */
 export interface Runtime {

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
-import { createStore } from '../src/repositories/index.js';
+import { createStore } from '../src/composition/store.js';
 import { createRetentionPruner } from '../src/retention/index.js';
 import { launchBrowser, unexpectedProblems, type TestBrowser } from './helpers/browser.js';
 import { BIN, mailroomCommand, startServe, showServeOutputOfFailedTests, type ServeProcess } from './helpers/serve-process.js';

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { insertTogether, type InsertPart } from '../src/repositories/bulk-insert.js';
-import { createStore } from '../src/repositories/index.js';
+import { createStore } from '../src/composition/store.js';
 import { acceptedSend, insertAcceptedRows } from './helpers/accepted-send.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 

@@ -9,7 +9,7 @@ import { createBacklogRepository } from '../src/observability/backlog-repository
 import { storeKindOfDb } from '../src/db/database.js';
 import { loadConfig } from '../src/config.js';
 import { createMetrics } from '../src/observability/metrics.js';
-import { openMigratedDatabase } from '../src/store-runtime.js';
+import { openMigratedDatabase } from '../src/composition/store-runtime.js';
 import { freshStore } from './helpers/test-store.js';
 import { freePort } from './helpers/free-port.js';
 import { parseMetrics, valueOf, type Sample } from './helpers/metrics-text.js';

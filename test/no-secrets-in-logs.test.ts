@@ -17,7 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import nodemailer from 'nodemailer';
 import { loadConfig } from '../src/config.js';
 import { createSecretBox, DKIM_PRIVATE_KEY } from '../src/lib/secret-box.js';
-import { openMigratedDatabase } from '../src/store-runtime.js';
+import { openMigratedDatabase } from '../src/composition/store-runtime.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { freePort } from './helpers/free-port.js';
 import { mailroomCommand, startServe, type ServeProcess } from './helpers/serve-process.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import type { Db } from '../src/db/database.js';
-import { openMigratedDatabase } from '../src/store-runtime.js';
+import { openMigratedDatabase } from '../src/composition/store-runtime.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 
 /** Each store's own word for a column type, mapped to the portable type the migration asked for. */

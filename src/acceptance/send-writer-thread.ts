@@ -10,7 +10,7 @@ import { cloneError, type ClonedError } from '../db/store-failure.js';
 import { reviveAttachments, writeAcceptedSends, type SendWriteResult } from './accepted-sends.js';
 import { unpackSend, type WireSend } from './packed-sends.js';
 import { createBatchQueue } from '../repositories/batch-queue.js';
-import { createStore } from '../repositories/index.js';
+import { createStore } from '../composition/index.js';
 
 export interface SendWriterThreadData {
   dataDir: string;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { migrateToLatest } from '../db/migrator.js';
-import { openReachableDatabase } from '../store-runtime.js';
+import { openReachableDatabase } from '../composition/index.js';
 import { printResult } from './output.js';
 import { cliConfig } from './store.js';
 

@@ -1,8 +1,6 @@
 import { loadConfig, type Config } from '../config.js';
-import { createStore } from '../repositories/index.js';
+import { createStore, openMigratedDatabase, createServices, type Services } from '../composition/index.js';
 import type { Store } from '../db/store.js';
-import { openMigratedDatabase } from '../store-runtime.js';
-import { createServices, type Services } from '../services/index.js';
 import { UsageError } from '../lib/usage-error.js';
 
 /** This run's configuration: the environment, into which the entry point has read `.env`. */

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { ForbiddenError, RateLimitError, UnauthorizedError } from '../lib/errors.js';
 import type { Session } from '../people/index.js';
-import type { Services } from '../services/index.js';
+import type { Services } from '../composition/index.js';
 
 /** The cookie that carries the session token. */
 export const SESSION_COOKIE = 'mailroom_session';

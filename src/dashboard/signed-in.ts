@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { Config } from '../config.js';
 import { SESSION_LIFETIME_MS, type SignedIn } from '../people/index.js';
-import type { Services } from '../services/index.js';
+import type { Services } from '../composition/index.js';
 import { sessionCookieOptions } from './session-cookie.js';
 import { SESSION_COOKIE } from './session-guard.js';
 

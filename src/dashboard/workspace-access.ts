@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { MemberRole } from '../db/schema.js';
 import { NotFoundError } from '../lib/errors.js';
 import { requireAbility, type Ability } from '../people/index.js';
-import type { Services } from '../services/index.js';
+import type { Services } from '../composition/index.js';
 import { sessionOf } from './session-guard.js';
 
 declare module 'fastify' {

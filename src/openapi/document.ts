@@ -1,6 +1,6 @@
 import { buildApp } from '../app.js';
 import { loadConfig } from '../config.js';
-import type { Services } from '../services/index.js';
+import type { Services } from '../composition/index.js';
 
 /**
  * The OpenAPI document, from an app that is built but never listens and has

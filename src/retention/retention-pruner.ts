@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { RetentionSettings } from '../config-settings.js';
+import type { RetentionSettings } from '../lib/config-settings.js';
 import { firstIdAt } from '../lib/ids.js';
 import type { Repositories, Store } from '../db/store.js';
 import { createWakeablePause } from '../lib/wakeable-pause.js';

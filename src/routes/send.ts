@@ -4,7 +4,7 @@ import { sendingKeyOf, workspaceOf } from '../http/api-guard.js';
 import { createBodyBudget } from '../http/body-budget.js';
 import { ok } from '../http/envelope.js';
 import { SEND_BODY_LIMIT } from '../sending/send-memory.js';
-import type { Services } from '../services/index.js';
+import type { Services } from '../composition/index.js';
 import { IDEMPOTENCY_HEADER } from '../sending/idempotency/idempotency-hooks.js';
 import { apiResponses, BODY_ERRORS } from '../openapi/index.js';
 

@@ -6,7 +6,7 @@
  * no HTTP layer): loaded by serve once it listens.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { startWorker } from '../worker-runtime.js';
+import { startWorker } from '../composition/worker-runtime.js';
 import { currentThreadId, lowerThreadPriority } from '../lib/thread-priority.js';
 import type { DeliveryThreadData, FromWorker, ToWorker } from './worker-messages.js';
 

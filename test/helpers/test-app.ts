@@ -4,7 +4,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Db } from '../../src/db/database.js';
 import type { Store } from '../../src/db/store.js';
 import { openRuntime } from '../../src/server.js';
-import type { Services } from '../../src/services/index.js';
+import type { Services } from '../../src/composition/services.js';
 import type { DeliveryWorker } from '../../src/delivery/delivery-worker.js';
 import type { ReturnPathSigner } from '../../src/inbound/return-path.js';
 import type { StoreKind } from '../../src/db/database.js';

@@ -1,5 +1,5 @@
 import type { ApiKeyScope } from '../../services/api-key-service.js';
-import type { Services } from '../../services/index.js';
+import type { Services } from '../../composition/index.js';
 import { listPage, type ListPaging, type ResendList } from './list-page.js';
 
 export interface ResendApiKey {

@@ -1,6 +1,6 @@
 import type { DnsRecord } from '../../services/dns-records.js';
 import type { DomainDetail, DomainSummary } from '../../services/domain-service.js';
-import type { Services } from '../../services/index.js';
+import type { Services } from '../../composition/index.js';
 import { listPage, type ListPaging, type ResendList } from './list-page.js';
 
 /** Mailroom's domains send; receiving is Resend's inbound product, which Mailroom does not have. */

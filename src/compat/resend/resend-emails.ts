@@ -1,5 +1,5 @@
 import { ForbiddenError } from '../../lib/errors.js';
-import type { Services } from '../../services/index.js';
+import type { Services } from '../../composition/index.js';
 import type { SendingKey } from '../../services/send-service.js';
 import { emailView, type ResendEmailView } from './email-view.js';
 import { inResendTerms, toSendInput, type ResendEmail } from './email-request.js';

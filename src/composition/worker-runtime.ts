@@ -1,21 +1,21 @@
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import { storeKindOf, type SqliteOptions } from './db/database.js';
-import { startWalCheckpointer } from './db/wal-checkpointer.js';
-import { createDeliveryWorker, type DeliveryWorker } from './delivery/delivery-worker.js';
-import { createProvider } from './delivery/providers.js';
-import { createThreadedMessageBuilder } from './delivery/threaded-message-builder.js';
-import type { ReturnPathSigner } from './inbound/return-path.js';
-import { createMetrics, type Metrics } from './observability/metrics.js';
-import { startMetricsListener } from './observability/metrics-listener.js';
-import { createStore } from './repositories/index.js';
-import type { Store } from './db/store.js';
-import { startRetentionPruner } from './retention/index.js';
-import { workGraceMs } from './lib/settle-within.js';
-import { warnAboutServerSettings } from './db/postgres-settings.js';
+import type { Config } from '../config.js';
+import { storeKindOf, type SqliteOptions } from '../db/database.js';
+import { startWalCheckpointer } from '../db/wal-checkpointer.js';
+import { createDeliveryWorker, type DeliveryWorker } from '../delivery/delivery-worker.js';
+import { createProvider } from '../delivery/providers.js';
+import { createThreadedMessageBuilder } from '../delivery/threaded-message-builder.js';
+import type { ReturnPathSigner } from '../inbound/return-path.js';
+import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { startMetricsListener } from '../observability/metrics-listener.js';
+import { createStore } from './store.js';
+import type { Store } from '../db/store.js';
+import { startRetentionPruner } from '../retention/index.js';
+import { workGraceMs } from '../lib/settle-within.js';
+import { warnAboutServerSettings } from '../db/postgres-settings.js';
 import { createLogger, openMigratedDatabase, openReturnPaths, withSecretKey } from './store-runtime.js';
-import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
-import { endpointPreparer } from './webhooks/webhook-endpoint.js';
+import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import { endpointPreparer } from '../webhooks/webhook-endpoint.js';
 
 /**
  * The delivery worker as `serve` and `worker` run it: over the configured

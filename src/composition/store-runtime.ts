@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import { openDatabase, pingDatabase, storeKindOf, UnreachableError, type Db, type SqliteOptions } from './db/database.js';
-import { migrateToLatest } from './db/migrator.js';
-import { storeCauseOf } from './db/store-failure.js';
-import { loadReturnPathKeys } from './inbound/return-path-key.js';
-import { createReturnPathSigner, type ReturnPathSigner } from './inbound/return-path.js';
-import { createLogger as createConfiguredLogger } from './observability/log-format.js';
-import type { Store } from './db/store.js';
-import { openSecretKey } from './secrets/secret-key.js';
+import type { Config } from '../config.js';
+import { openDatabase, pingDatabase, storeKindOf, UnreachableError, type Db, type SqliteOptions } from '../db/database.js';
+import { migrateToLatest } from '../db/migrator.js';
+import { storeCauseOf } from '../db/store-failure.js';
+import { loadReturnPathKeys } from '../inbound/return-path-key.js';
+import { createReturnPathSigner, type ReturnPathSigner } from '../inbound/return-path.js';
+import { createLogger as createConfiguredLogger } from '../observability/log-format.js';
+import type { Store } from '../db/store.js';
+import { openSecretKey } from '../secrets/secret-key.js';
 
 // What every process (and serve's delivery thread) opens first: the store, the installation's secret key, the
 // return-path keys. Apart from server.ts so that the delivery thread's bundle holds no HTTP layer.

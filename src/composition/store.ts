@@ -1,21 +1,21 @@
 import { pingDatabase, type Db } from '../db/database.js';
 import type { Repositories, Store } from '../db/store.js';
 import { createAcceptanceChecksRepository } from '../acceptance/acceptance-checks-repository.js';
-import { createApiKeysRepository } from './api-keys-repository.js';
-import { createDeliveryAttemptsRepository } from './delivery-attempts-repository.js';
-import { createDeliveryJobsRepository } from './delivery-jobs-repository.js';
-import { createDomainsRepository } from './domains-repository.js';
-import { createInboundReportsRepository } from './inbound-reports-repository.js';
-import { createCounterDeltas, createLogsRepository, type CounterDeltas } from './logs-repository.js';
-import { createMessageEventsRepository } from './message-events-repository.js';
-import { createMessagesRepository } from './messages-repository.js';
-import { createSandboxMessagesRepository } from './sandbox-messages-repository.js';
-import { createServerSecretsRepository } from './server-secrets-repository.js';
+import { createApiKeysRepository } from '../repositories/api-keys-repository.js';
+import { createDeliveryAttemptsRepository } from '../repositories/delivery-attempts-repository.js';
+import { createDeliveryJobsRepository } from '../repositories/delivery-jobs-repository.js';
+import { createDomainsRepository } from '../repositories/domains-repository.js';
+import { createInboundReportsRepository } from '../repositories/inbound-reports-repository.js';
+import { createCounterDeltas, createLogsRepository, type CounterDeltas } from '../repositories/logs-repository.js';
+import { createMessageEventsRepository } from '../repositories/message-events-repository.js';
+import { createMessagesRepository } from '../repositories/messages-repository.js';
+import { createSandboxMessagesRepository } from '../repositories/sandbox-messages-repository.js';
+import { createServerSecretsRepository } from '../repositories/server-secrets-repository.js';
 import { createStoredSecretsRepository } from '../secrets/stored-secrets-repository.js';
-import { createSuppressionsRepository } from './suppressions-repository.js';
-import { createWebhooksRepository } from './webhooks-repository.js';
-import { createWebhookDeliveriesRepository } from './webhook-deliveries-repository.js';
-import { createWorkspacesRepository } from './workspaces-repository.js';
+import { createSuppressionsRepository } from '../repositories/suppressions-repository.js';
+import { createWebhooksRepository } from '../repositories/webhooks-repository.js';
+import { createWebhookDeliveriesRepository } from '../repositories/webhook-deliveries-repository.js';
+import { createWorkspacesRepository } from '../repositories/workspaces-repository.js';
 import { createLogSearchRepository } from '../logs/log-search-repository.js';
 import { createCountersRepository } from '../stats/counters-repository.js';
 import { createMessageMimeRepository } from '../messages/message-mime-repository.js';
@@ -59,8 +59,6 @@ function bind(db: Db, counters?: CounterDeltas): Repositories {
     webhooks: createWebhooksRepository(db),
   };
 }
-
-export type { Repositories, Store };
 
 export function createStore(db: Db): Store {
   return {
