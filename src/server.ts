@@ -16,7 +16,7 @@ import { createAcceptedSendWriter } from './acceptance/accepted-send-writer.js';
 import { createStore, createServices, type Services, createLogger, openMigratedDatabase, openReturnPaths, withSecretKey, startDeliveryWorker, startWebhookDispatcher } from './composition/index.js';
 import type { Store } from './db/store.js';
 import { createThreadedSendWriter } from './acceptance/threaded-send-writer.js';
-import { createMemoryRateLimiter, createRedisRateLimiter } from './services/rate-limiter.js';
+import { createMemoryRateLimiter, createRedisRateLimiter } from './lib/rate-limiter.js';
 import { createMetrics, startMetricsListener, type Metrics, type MetricsOptions } from './observability/index.js';
 import { startDeliveryThread, type DeliveryThread } from './worker-thread/delivery-thread-supervisor.js';
 import { closeConnectionsOnceIdle } from './lib/close-idle-connections.js';

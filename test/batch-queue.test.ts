@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createBatchQueue } from '../src/repositories/batch-queue.js';
+import { createBatchQueue } from '../src/db/batch-queue.js';
 
 describe('batch queue', () => {
   it('batches the items of one event-loop turn, and those pushed while a batch runs form the next', async () => {

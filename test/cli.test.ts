@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { isPublicHostName } from '../src/services/domain-name.js';
+import { isPublicHostName } from '../src/lib/domain-name.js';
 import { BIN, mailroomCommand as mailroom, startServe } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { compileOnce } from '../src/db/compiled-query.js';
 import type { Db } from '../src/db/database.js';
-import { bulkInsert, powerOfTwoChunks } from '../src/repositories/bulk-insert.js';
+import { bulkInsert, powerOfTwoChunks } from '../src/db/bulk-insert.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 describe('queries compiled once', () => {

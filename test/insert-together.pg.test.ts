@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
-import { insertTogether, type InsertPart } from '../src/repositories/bulk-insert.js';
+import { insertTogether, type InsertPart } from '../src/db/bulk-insert.js';
 import { createStore } from '../src/composition/store.js';
 import { acceptedSend, insertAcceptedRows } from './helpers/accepted-send.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';

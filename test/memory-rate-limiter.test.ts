@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createMemoryRateLimiter, RATE_LIMIT_WINDOW_SECONDS } from '../src/services/rate-limiter.js';
+import { createMemoryRateLimiter, RATE_LIMIT_WINDOW_SECONDS } from '../src/lib/rate-limiter.js';
 
 describe('memory rate limiter', () => {
   const start = Date.UTC(2026, 10, 27, 12, 0, 0, 400);

@@ -14,7 +14,7 @@ import { dashboardRequest, signedInPerson } from './helpers/dashboard-client.js'
 import { createTestApp, sendBody, writtenRows, type TestApp, type TestAppOptions } from './helpers/test-app.js';
 import { connectRedis } from '../src/db/redis.js';
 import { ServiceUnavailableError } from '../src/lib/errors.js';
-import { createRedisRateLimiter } from '../src/services/rate-limiter.js';
+import { createRedisRateLimiter } from '../src/lib/rate-limiter.js';
 import { COUNTER_STORES, deleteRedisKeys, freshCounters, freshRedisPrefix, TEST_REDIS_URL } from './helpers/test-store.js';
 
 const LIMIT = 12;

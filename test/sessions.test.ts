@@ -13,7 +13,7 @@ import {
   SIGN_IN_REFUSED,
   verifyPassword,
 } from '../src/people/index.js';
-import { createMemoryRateLimiter } from '../src/services/rate-limiter.js';
+import { createMemoryRateLimiter } from '../src/lib/rate-limiter.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 const PASSWORD = 'correct horse 7';

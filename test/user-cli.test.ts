@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { createSessionService, verifyPassword } from '../src/people/index.js';
 import { createStore } from '../src/composition/store.js';
-import { createMemoryRateLimiter } from '../src/services/rate-limiter.js';
+import { createMemoryRateLimiter } from '../src/lib/rate-limiter.js';
 import { openMigratedDatabase } from '../src/composition/store-runtime.js';
 import { ensureGone, exitWithin } from './helpers/delivery-rig.js';
 import { mailroomCommand } from './helpers/serve-process.js';

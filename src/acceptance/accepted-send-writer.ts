@@ -1,5 +1,5 @@
 import { settleSends, writeAcceptedSends, type AcceptedSendWriter, type PendingSend } from './accepted-sends.js';
-import { createBatchQueue } from '../repositories/batch-queue.js';
+import { createBatchQueue } from '../db/batch-queue.js';
 import type { Store } from '../db/store.js';
 
 /**

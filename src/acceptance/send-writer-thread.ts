@@ -9,7 +9,7 @@ import { openSqlite, type SqliteOptions } from '../db/database.js';
 import { cloneError, type ClonedError } from '../db/store-failure.js';
 import { reviveAttachments, writeAcceptedSends, type SendWriteResult } from './accepted-sends.js';
 import { unpackSend, type WireSend } from './packed-sends.js';
-import { createBatchQueue } from '../repositories/batch-queue.js';
+import { createBatchQueue } from '../db/batch-queue.js';
 import { createStore } from '../composition/index.js';
 
 export interface SendWriterThreadData {

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { startServer } from '../server.js';
 import { createLogger, startWorker } from '../composition/index.js';
-import { isPublicHostName } from '../services/domain-name.js';
+import { isPublicHostName } from '../lib/domain-name.js';
 import { stopOnSignal } from '../lib/stop-on-signal.js';
 import { cliConfig } from './store.js';
 

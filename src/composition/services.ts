@@ -11,7 +11,7 @@ import { createLogService } from '../logs/log-service.js';
 import { createStatsService } from '../stats/stats-service.js';
 import { createMessageDetailService } from '../messages/message-detail-service.js';
 import { createInvitationService, createMemberService, createSessionService, createSetupService, createUserService } from '../people/index.js';
-import { createMemoryRateLimiter, type RateLimiter } from '../services/rate-limiter.js';
+import { createMemoryRateLimiter, type RateLimiter } from '../lib/rate-limiter.js';
 import { createSendService } from '../services/send-service.js';
 import { createSuppressionService } from '../services/suppression-service.js';
 import { createWebhookService } from '../services/webhook-service.js';

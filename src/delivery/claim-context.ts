@@ -4,7 +4,7 @@ import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
 import type { Store } from '../db/store.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import type { AttachmentMeta } from '../sending/attachments/attachments-repository.js';
-import { domainOf } from '../services/email-address.js';
+import { domainOf } from '../lib/email-address.js';
 import { suppressedAmong } from '../services/suppressed-recipients.js';
 import { checkSenderDomain, type SenderDomainCheck } from '../services/sender-domain.js';
 

@@ -2,7 +2,7 @@ import type { AttemptOutcome, MessageAttachmentsTable, MessagesTable } from '../
 import type { SenderDomainCheck } from '../services/sender-domain.js';
 import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
-import { normalizeAddress } from '../services/email-address.js';
+import { normalizeAddress } from '../lib/email-address.js';
 import { suppressedError } from '../services/suppressed-recipients.js';
 import type { JobContext } from './claim-context.js';
 import { SecretBoxError, type SecretBox } from '../lib/secret-box.js';

@@ -2,7 +2,7 @@ import { createPrivateKey } from 'node:crypto';
 import { convert } from 'html-to-text';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { DomainsTable, MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
-import type { Mailbox } from '../services/email-address.js';
+import type { Mailbox } from '../lib/email-address.js';
 import { ccOf, replyToOf } from '../services/message-recipients.js';
 
 /** What the sender's domain contributes: its name, the return-path host, and the DKIM key that signs for it. */

@@ -1,7 +1,7 @@
 import { publishEvents } from '../events/event-path.js';
 import type { MessageEvent } from '../events/message-event.js';
 import { newId, nowIso } from '../lib/ids.js';
-import { createBatchQueue } from '../repositories/batch-queue.js';
+import { createBatchQueue } from '../db/batch-queue.js';
 import type { Repositories, Store } from '../db/store.js';
 import { moveSendEntry, recordComplaint, type StatusMove } from '../services/send-status-service.js';
 import type { JobResult, RecipientResult } from './delivery-attempt.js';

@@ -1,5 +1,5 @@
 import { HARD_BOUNCE_SUBTYPES } from '../inbound/bounce-subtype.js';
-import { normalizeAddress } from '../services/email-address.js';
+import { normalizeAddress } from '../lib/email-address.js';
 import type { EventHandler } from './event-path.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { RateLimitDecision } from '../services/rate-limiter.js';
+import type { RateLimitDecision } from '../lib/rate-limiter.js';
 
 /** A failure as the error handler decided it: Mailroom's status and the sentence safe to show. */
 export interface ApiFailure {

@@ -4,7 +4,7 @@ import { MissingApiKeyError, RateLimitError, SendingOnlyKeyError, UnauthorizedEr
 import { clientNetworkOf } from '../lib/client-network.js';
 import type { AuthenticatedKey } from '../services/api-key-service.js';
 import type { SendingKey } from '../services/send-service.js';
-import type { RateLimitDecision, RateLimiter } from '../services/rate-limiter.js';
+import type { RateLimitDecision, RateLimiter } from '../lib/rate-limiter.js';
 import './api-dialect.js';
 import { reportBudget } from './rate-limit-headers.js';
 

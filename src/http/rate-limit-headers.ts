@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { RateLimitDecision } from '../services/rate-limiter.js';
+import type { RateLimitDecision } from '../lib/rate-limiter.js';
 import type { ApiDialect } from './api-dialect.js';
 
 /**

@@ -1,6 +1,6 @@
 import { NotFoundError } from '../lib/errors.js';
 import type { Repositories, Store } from '../db/store.js';
-import { formatMailbox } from '../services/email-address.js';
+import { formatMailbox } from '../lib/email-address.js';
 import { tagsObject } from '../sending/tags.js';
 import { allRecipientsOf, bccOf, ccOf, replyToOf, toOf } from '../services/message-recipients.js';
 import type { DeliveryAttemptsTable, MessagesTable } from '../db/schema.js';

@@ -2,10 +2,10 @@ import { clientNetworkOf } from '../lib/client-network.js';
 import { newSecretToken, secretHash } from '../lib/secret-token.js';
 import { RateLimitError, UnauthorizedError, ValidationError } from '../lib/errors.js';
 import type { Repositories, Store } from '../db/store.js';
-import type { RateLimiter } from '../services/rate-limiter.js';
+import type { RateLimiter } from '../lib/rate-limiter.js';
 import { checkNewPassword, hashPassword, verifyPassword } from './password.js';
 import { passwordHashing } from './password-hashing.js';
-import { hasControlCharacters } from '../services/email-address.js';
+import { hasControlCharacters } from '../lib/email-address.js';
 
 const DAY_MS = 86_400_000;
 /** A session unused this long ends (issue 14). */

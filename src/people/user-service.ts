@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../db/unique-violation.js';
 import type { MemberRole } from '../db/schema.js';
 import { newId, nowIso } from '../lib/ids.js';
 import type { Store } from '../db/store.js';
-import { isValidAddress } from '../services/email-address.js';
+import { isValidAddress } from '../lib/email-address.js';
 import { checkNewPassword, hashPassword } from './password.js';
 
 export const MEMBER_ROLES: readonly MemberRole[] = ['admin', 'developer', 'viewer'];

@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
 import type { DeliveryAttemptsTable } from '../db/schema.js';
-import { bulkInsert } from './bulk-insert.js';
+import { bulkInsert } from '../db/bulk-insert.js';
 
 const insertAttempts = bulkInsert('delivery_attempts', [
   'id', 'workspace_id', 'message_id', 'recipient', 'attempt', 'provider', 'outcome', 'detail', 'duration_ms', 'created_at',

@@ -4,7 +4,7 @@ import { countColumnOf, LOG_COUNT_COLUMNS, type LogCountColumn } from './log-cou
 import { CompiledQuery } from 'kysely';
 import { storeKindOfDb } from '../db/database.js';
 import { lookUpByIndex } from '../db/index-plans.js';
-import { bulkInsert, insertTogether, type InsertPart } from './bulk-insert.js';
+import { bulkInsert, insertTogether, type InsertPart } from '../db/bulk-insert.js';
 import { tagPairs } from '../sending/tags.js';
 
 export type LogEntryRow = LogEntriesTable;

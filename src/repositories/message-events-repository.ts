@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
 import type { MessageEventsTable } from '../db/schema.js';
-import { bulkInsert } from './bulk-insert.js';
+import { bulkInsert } from '../db/bulk-insert.js';
 
 const insertEvents = bulkInsert('message_events', ['id', 'workspace_id', 'message_id', 'type', 'recipient', 'payload', 'created_at']);
 

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { DeliveryJobsTable, MessagesTable } from '../db/schema.js';
-import { bulkInsert, type InsertPart } from './bulk-insert.js';
+import { bulkInsert, type InsertPart } from '../db/bulk-insert.js';
 
 export type NewDeliveryJob = Omit<DeliveryJobsTable, 'attempts' | 'pending_recipients'>;
 

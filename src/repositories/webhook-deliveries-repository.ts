@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import { storeKindOfDb, type Db } from '../db/database.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from '../db/schema.js';
-import { bulkInsert, powerOfTwoChunks } from './bulk-insert.js';
+import { bulkInsert, powerOfTwoChunks } from '../db/bulk-insert.js';
 import { claimInIndexOrder } from '../db/index-plans.js';
 
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;

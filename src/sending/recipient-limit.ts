@@ -1,5 +1,5 @@
 import { RecipientLimitError, ValidationError } from '../lib/errors.js';
-import type { RateLimiter } from '../services/rate-limiter.js';
+import type { RateLimiter } from '../lib/rate-limiter.js';
 
 /** What a send took of its workspace's budget, to give back should it not be written after all. */
 export interface TakenRecipients {

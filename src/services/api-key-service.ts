@@ -1,13 +1,13 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { secretHash, secretHashBytes } from '../lib/secret-token.js';
-import { hasControlCharacters } from './email-address.js';
+import { hasControlCharacters } from '../lib/email-address.js';
 import { ConflictError, NotFoundError, ValidationError } from '../lib/errors.js';
 import type { ApiKeyPermission } from '../db/schema.js';
 import { newId, nowIso } from '../lib/ids.js';
 import { storeFailureKindOf } from '../db/store-failure.js';
 import type { Repositories, Store } from '../db/store.js';
 import type { KeyLookupRow } from '../repositories/api-keys-repository.js';
-import { createRecentCache } from './recent-cache.js';
+import { createRecentCache } from '../lib/recent-cache.js';
 
 const KEY_PREFIX = 'mr_';
 /** 256 bits of randomness, 43 base64url characters: far beyond guessing, so a fast hash is the right one to store. */

@@ -7,7 +7,7 @@ import { generateDkimKeyPair } from './dkim-keys.js';
 import { dkimRecordName, dnsRecordsFor, RETURN_PATH_LABEL, type DnsRecord } from './dns-records.js';
 import { checkRecords, type RecordCheck } from './record-checks.js';
 import type { DnsVerifier } from './dns-verifier.js';
-import { normalizeDomainName } from './domain-name.js';
+import { normalizeDomainName } from '../lib/domain-name.js';
 import { createSecretBox, DKIM_PRIVATE_KEY } from '../lib/secret-box.js';
 
 export interface DomainSummary {

@@ -8,7 +8,7 @@ import { reportTarget, type ReportTarget } from '../inbound/report-target.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';
 import type { Repositories, Store } from '../db/store.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
-import { normalizeAddress } from './email-address.js';
+import { normalizeAddress } from '../lib/email-address.js';
 import { moveSendEntry, recordComplaint, type StatusChange } from './send-status-service.js';
 import { allRecipientsOf } from './message-recipients.js';
 import type { Metrics } from '../observability/index.js';

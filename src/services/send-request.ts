@@ -3,7 +3,7 @@ import { parseScheduledAt } from '../sending/scheduling/scheduled-at.js';
 import { parseTags, type Tag, type TagInput } from '../sending/tags.js';
 import { checkAttachments, type AttachmentInput } from '../sending/attachments/attachment-rules.js';
 import { parseCustomHeaders } from './custom-headers.js';
-import { hasControlCharacters, normalizeAddress, parseMailbox, type Mailbox, type MailboxOptions } from './email-address.js';
+import { hasControlCharacters, normalizeAddress, parseMailbox, type Mailbox, type MailboxOptions } from '../lib/email-address.js';
 
 /** SPEC.md's limit on `to`; also the limit on to, cc and bcc together, and on reply_to. */
 export const MAX_RECIPIENTS = 50;

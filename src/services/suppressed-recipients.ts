@@ -2,7 +2,7 @@ import type { AcceptedSend } from '../acceptance/accepted-sends.js';
 import type { Repositories } from '../db/store.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import { eventAbout, type MessageEvent } from '../events/message-event.js';
-import { normalizeAddress } from './email-address.js';
+import { normalizeAddress } from '../lib/email-address.js';
 
 /** The error detail of a recipient held back by the suppression list, at acceptance or at delivery. */
 export const suppressedError = (reason: string) => `Recipient is on the suppression list (${reason})`;

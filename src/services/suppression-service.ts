@@ -2,7 +2,7 @@ import { NotFoundError, ValidationError } from '../lib/errors.js';
 import { nowIso } from '../lib/ids.js';
 import type { Store } from '../db/store.js';
 import type { SuppressionFilter, SuppressionRow } from '../repositories/suppressions-repository.js';
-import { hasControlCharacters, isValidAddress, normalizeAddress } from './email-address.js';
+import { hasControlCharacters, isValidAddress, normalizeAddress } from '../lib/email-address.js';
 
 /**
  * Why an address is on the list: a hard bounce or a complaint (added by

@@ -3,7 +3,7 @@ import { newId, nowIso } from '../lib/ids.js';
 import type { WorkspacesTable } from '../db/schema.js';
 import type { Repositories, Store } from '../db/store.js';
 import { issueApiKey, type ApiKeyScope } from './api-key-service.js';
-import { hasControlCharacters } from './email-address.js';
+import { hasControlCharacters } from '../lib/email-address.js';
 
 const MAX_WORKSPACE_NAME_LENGTH = 100;
 

@@ -1,6 +1,6 @@
 import type { AddressObject, EmailAddress, HeaderLines } from 'mailparser';
 import { ValidationError } from '../lib/errors.js';
-import { formatMailbox, normalizeAddress, type Mailbox } from '../services/email-address.js';
+import { formatMailbox, normalizeAddress, type Mailbox } from '../lib/email-address.js';
 import { parseMailboxField } from '../services/send-request.js';
 
 /** The headers a submitted message's addressing is read from, as the refusals name them. */

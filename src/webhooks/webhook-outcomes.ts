@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { newId } from '../lib/ids.js';
 import type { Store } from '../db/store.js';
 import type { WebhookDelivery, WebhookSettlement } from '../repositories/webhook-deliveries-repository.js';
-import { createBatchQueue } from '../repositories/batch-queue.js';
+import { createBatchQueue } from '../db/batch-queue.js';
 import type { PostResult } from './webhook-poster.js';
 
 /** Retries after the first attempt (SPEC.md §6.3): four attempts in all. */

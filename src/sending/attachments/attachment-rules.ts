@@ -1,7 +1,7 @@
 import { detectMimeType } from 'nodemailer/lib/mime-funcs';
 import type { MessageAttachmentsTable } from '../../db/schema.js';
 import { ValidationError } from '../../lib/errors.js';
-import { hasControlCharacters } from '../../services/email-address.js';
+import { hasControlCharacters } from '../../lib/email-address.js';
 import { checkBase64, decodeBase64 } from './base64-content.js';
 
 /** One item of a send's `attachments`, once its JSON types are checked. */

@@ -1,8 +1,8 @@
 import { CompiledQuery } from 'kysely';
-import { compileOnce } from '../db/compiled-query.js';
-import { storeKindOfDb, type Db } from '../db/database.js';
-import { endsTransaction } from '../db/pipelined-postgres.js';
-import type { Database } from '../db/schema.js';
+import { compileOnce } from './compiled-query.js';
+import { storeKindOfDb, type Db } from './database.js';
+import { endsTransaction } from './pipelined-postgres.js';
+import type { Database } from './schema.js';
 
 /** Largest multi-row INSERT: well under SQLite's 32,766 bound parameters for our widest table. */
 const MAX_ROWS_PER_STATEMENT = 256;

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { ServiceUnavailableError } from '../lib/errors.js';
+import { ServiceUnavailableError } from './errors.js';
 
 /** DESIGN.md fixes one-minute windows; only the number of requests per window is configurable. */
 export const RATE_LIMIT_WINDOW_SECONDS = 60;

@@ -1,5 +1,5 @@
 import { domainToASCII } from 'node:url';
-import { ValidationError } from '../lib/errors.js';
+import { ValidationError } from './errors.js';
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const MAX_DOMAIN_LENGTH = 253;
