@@ -10,7 +10,7 @@ import { serverLimits } from './http/server-limits.js';
 import { fastifyTrustProxy } from './http/trust-proxy.js';
 import { LOGGED_HEADER_SECRETS, RequestLogController, requestLogSerializer } from './http/request-log.js';
 import { formatValidationError, refuseUnknownQueryParameters, validatorCompiler } from './http/validation.js';
-import apiKeyRoutes from './routes/api-keys.js';
+import { apiKeyRoutes } from './api-keys/index.js';
 import domainRoutes from './routes/domains.js';
 import healthRoutes from './routes/health.js';
 import { logRoutes } from './logs/index.js';

@@ -70,7 +70,7 @@ describe('authentication', () => {
     assert.deepEqual(again.json(), { success: false, error: 'API key not found' });
   });
 
-  // The send routes may take a key from memory (src/services/api-key-service.ts, on src/lib/recent-cache.ts): the write checks it again.
+  // The send routes may take a key from memory (src/api-keys/api-key-service.ts, on src/lib/recent-cache.ts): the write checks it again.
   it('writes no send made with a key deleted by another process, though this one remembers the key', async () => {
     const created = (await t.call('POST', '/v1/api-keys', { body: { name: 'deleted elsewhere' } })).json().data;
     const first = await t.call('POST', '/v1/send', { key: created.key, body: sendBody() });

@@ -3,7 +3,7 @@ import { createAcceptedSendWriter } from '../acceptance/accepted-send-writer.js'
 import type { AcceptedSendWriter } from '../acceptance/accepted-sends.js';
 import type { Store } from '../db/store.js';
 import type { HostResolver } from '../webhooks/url-guard.js';
-import { createApiKeyService } from '../services/api-key-service.js';
+import { createApiKeyService } from '../api-keys/index.js';
 import { createDnsVerifier } from '../services/dns-verifier.js';
 import { createDomainService } from '../services/domain-service.js';
 import { createHealthService } from '../services/health-service.js';

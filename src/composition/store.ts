@@ -1,7 +1,7 @@
 import { pingDatabase, type Db } from '../db/database.js';
 import type { Repositories, Store } from '../db/store.js';
 import { createAcceptanceChecksRepository } from '../acceptance/acceptance-checks-repository.js';
-import { createApiKeysRepository } from '../repositories/api-keys-repository.js';
+import { createApiKeysRepository } from '../api-keys/index.js';
 import { createDeliveryAttemptsRepository } from '../repositories/delivery-attempts-repository.js';
 import { createDeliveryJobsRepository } from '../repositories/delivery-jobs-repository.js';
 import { createDomainsRepository } from '../repositories/domains-repository.js';

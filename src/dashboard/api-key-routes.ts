@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ok } from '../http/envelope.js';
-import { ApiKeyBody } from '../routes/api-keys.js';
+import { ApiKeyBody } from '../api-keys/index.js';
 import { WorkspaceParams, workspaceIdOf } from './workspace-access.js';
 
 const KeyParams = Type.Object({ workspaceId: Type.String(), id: Type.String() });

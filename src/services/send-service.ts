@@ -14,18 +14,12 @@ import { parseSendRequest, type SendInput, type SendRequest } from './send-reque
 import { checkKeyDomain, checkSenderDomain, sendableDomains } from './sender-domain.js';
 import type { Metrics, SendWay } from '../observability/index.js';
 import type { RecipientLimit } from '../sending/recipient-limit.js';
+import type { SendingKey } from '../lib/key-identity.js';
+export type { SendingKey };
 
 /** The most sends one POST /v1/send/batch may carry (DESIGN.md, "Send extensions"). */
 export const MAX_BATCH_SENDS = 100;
 
-/**
- * The API key a send is made with, if any: `id` is checked again as the send is written (a send of a key
- * deleted meanwhile is not written, and answers 401); `domainId`, the one domain it may send from (null: any).
- */
-export interface SendingKey {
-  id: string;
-  domainId: string | null;
-}
 
 export interface SendResult {
   message_id: string;

@@ -2,7 +2,7 @@ import { NotFoundError, ValidationError } from '../lib/errors.js';
 import { newId, nowIso } from '../lib/ids.js';
 import type { WorkspacesTable } from '../db/schema.js';
 import type { Repositories, Store } from '../db/store.js';
-import { issueApiKey, type ApiKeyScope } from './api-key-service.js';
+import { issueApiKey, type ApiKeyScope } from '../api-keys/index.js';
 import { hasControlCharacters } from '../lib/email-address.js';
 
 const MAX_WORKSPACE_NAME_LENGTH = 100;

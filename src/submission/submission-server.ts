@@ -4,7 +4,7 @@ import { SMTPServer, type SMTPServerAuthentication, type SMTPServerAuthenticatio
 import type { Config, SubmissionSettings } from '../config.js';
 import { clientNetworkOf } from '../lib/client-network.js';
 import { listenFailure } from '../lib/listen-failure.js';
-import type { AuthenticatedKey } from '../services/api-key-service.js';
+import type { AuthenticatedKey } from '../api-keys/index.js';
 import { parseMailbox } from '../lib/email-address.js';
 import type { RateLimiter } from '../lib/rate-limiter.js';
 import { MAX_RECIPIENTS, type SendInput } from '../services/send-request.js';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspaceOf } from '../../http/api-guard.js';
-import { ApiKeyBody } from '../../routes/api-keys.js';
+import { ApiKeyBody } from '../../api-keys/index.js';
 import { ListQuery } from './list-page.js';
 import { createResendApiKeys } from './resend-api-keys.js';
 

@@ -1,4 +1,4 @@
-import type { ApiKeyScope } from '../../services/api-key-service.js';
+import type { ApiKeyScope } from '../../api-keys/index.js';
 import type { Services } from '../../composition/index.js';
 import { listPage, type ListPaging, type ResendList } from './list-page.js';
 

@@ -6,7 +6,10 @@ import type { ApiKeyPermission } from '../db/schema.js';
 import { newId, nowIso } from '../lib/ids.js';
 import { storeFailureKindOf } from '../db/store-failure.js';
 import type { Repositories, Store } from '../db/store.js';
-import type { KeyLookupRow } from '../repositories/api-keys-repository.js';
+import type { AuthenticatedKey } from '../lib/key-identity.js';
+
+export type { AuthenticatedKey };
+import type { KeyLookupRow } from './api-keys-repository.js';
 import { createRecentCache } from '../lib/recent-cache.js';
 
 const KEY_PREFIX = 'mr_';
@@ -41,13 +44,6 @@ export interface ApiKeyCreated {
   domain_id: string | null;
 }
 
-export interface AuthenticatedKey {
-  keyId: string;
-  workspaceId: string;
-  permission: ApiKeyPermission;
-  /** The only domain the key may send from, or null for any. */
-  domainId: string | null;
-}
 
 /** Whether `presented` has the shape of a key at all: anything else is refused without a look-up. */
 function wellFormed(presented: string | undefined): presented is string {

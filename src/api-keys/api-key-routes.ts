@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { workspaceOf } from '../http/api-guard.js';
 import { ok } from '../http/envelope.js';
 import { apiResponses, BODY_ERRORS, Deleted, Nullable, Timestamp } from '../openapi/index.js';
-import { API_KEY_PERMISSIONS } from '../services/api-key-service.js';
+import { API_KEY_PERMISSIONS } from './api-key-service.js';
 
 /** Also the dashboard's (dashboard/): one rule for both ways in. */
 export const ApiKeyBody = Type.Object(
