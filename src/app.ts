@@ -15,7 +15,7 @@ import domainRoutes from './routes/domains.js';
 import healthRoutes from './routes/health.js';
 import { logRoutes } from './logs/index.js';
 import sendRoutes from './routes/send.js';
-import suppressionRoutes from './routes/suppressions.js';
+import { suppressionRoutes } from './suppressions/index.js';
 import webhookRoutes from './routes/webhooks.js';
 import { statsRoutes } from './stats/index.js';
 import { messageRoutes } from './messages/index.js';

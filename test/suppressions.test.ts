@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { SuppressionView } from '../src/services/suppression-service.js';
+import type { SuppressionView } from '../src/suppressions/suppression-service.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 
 type Entry = SuppressionView;

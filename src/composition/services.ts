@@ -13,7 +13,7 @@ import { createMessageDetailService } from '../messages/message-detail-service.j
 import { createInvitationService, createMemberService, createSessionService, createSetupService, createUserService } from '../people/index.js';
 import { createMemoryRateLimiter, type RateLimiter } from '../lib/rate-limiter.js';
 import { createSendService } from '../services/send-service.js';
-import { createSuppressionService } from '../services/suppression-service.js';
+import { createSuppressionService } from '../suppressions/index.js';
 import { createWebhookService } from '../services/webhook-service.js';
 import { createWorkspaceService } from '../services/workspace-service.js';
 import { createIdempotencyService } from '../sending/idempotency/idempotency-service.js';

@@ -12,7 +12,7 @@ import { createMessagesRepository } from '../repositories/messages-repository.js
 import { createSandboxMessagesRepository } from '../repositories/sandbox-messages-repository.js';
 import { createServerSecretsRepository } from '../repositories/server-secrets-repository.js';
 import { createStoredSecretsRepository } from '../secrets/stored-secrets-repository.js';
-import { createSuppressionsRepository } from '../repositories/suppressions-repository.js';
+import { createSuppressionsRepository } from '../suppressions/index.js';
 import { createWebhooksRepository } from '../repositories/webhooks-repository.js';
 import { createWebhookDeliveriesRepository } from '../repositories/webhook-deliveries-repository.js';
 import { createWorkspacesRepository } from '../repositories/workspaces-repository.js';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ok } from '../http/envelope.js';
-import { SuppressionBody, SuppressionsQuery } from '../routes/suppressions.js';
+import { SuppressionBody, SuppressionsQuery } from '../suppressions/index.js';
 import { WorkspaceParams, workspaceIdOf } from './workspace-access.js';
 
 const EmailParams = Type.Object({ workspaceId: Type.String(), email: Type.String() });

@@ -5,7 +5,7 @@ import type { Store } from '../db/store.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import type { AttachmentMeta } from '../sending/attachments/attachments-repository.js';
 import { domainOf } from '../lib/email-address.js';
-import { suppressedAmong } from '../services/suppressed-recipients.js';
+import { suppressedAmong } from '../suppressions/index.js';
 import { checkSenderDomain, type SenderDomainCheck } from '../services/sender-domain.js';
 
 /** What attempting one job needs to read, read for a whole claim at once. */

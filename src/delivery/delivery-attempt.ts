@@ -3,7 +3,7 @@ import type { SenderDomainCheck } from '../services/sender-domain.js';
 import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import { normalizeAddress } from '../lib/email-address.js';
-import { suppressedError } from '../services/suppressed-recipients.js';
+import { suppressedError } from '../suppressions/index.js';
 import type { JobContext } from './claim-context.js';
 import { SecretBoxError, type SecretBox } from '../lib/secret-box.js';
 import type { Envelope, SigningDomain } from './message-builder.js';

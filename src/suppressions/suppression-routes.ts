@@ -4,7 +4,7 @@ import { workspaceOf } from '../http/api-guard.js';
 import { ok } from '../http/envelope.js';
 import { PAGING } from '../http/validation.js';
 import { apiResponses, BODY_ERRORS, Deleted, Nullable, Timestamp, TOTAL_COUNT } from '../openapi/index.js';
-import { SUPPRESSION_REASONS } from '../services/suppression-service.js';
+import { SUPPRESSION_REASONS } from './suppression-service.js';
 
 /** Also the dashboard's (dashboard/): one rule for both ways in. */
 export const SuppressionsQuery = Type.Object(

@@ -1,7 +1,7 @@
 import { NotFoundError, ValidationError } from '../lib/errors.js';
 import { nowIso } from '../lib/ids.js';
 import type { Store } from '../db/store.js';
-import type { SuppressionFilter, SuppressionRow } from '../repositories/suppressions-repository.js';
+import type { SuppressionFilter, SuppressionRow } from './suppressions-repository.js';
 import { hasControlCharacters, isValidAddress, normalizeAddress } from '../lib/email-address.js';
 
 /**
