@@ -1,5 +1,5 @@
 import type { MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
-import type { MessageEvent } from '../events/message-event.js';
+import type { MessageEvent } from '../events/index.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import type { NewDeliveryJob } from '../repositories/messages-repository.js';
 

@@ -1,5 +1,5 @@
-import { publishEvents } from '../events/event-path.js';
-import type { MessageEvent } from '../events/message-event.js';
+import { publishEvents } from '../events/index.js';
+import type { MessageEvent } from '../events/index.js';
 import { addressesToLookUp } from '../suppressions/index.js';
 import type { AcceptedSend } from './accepted-send.js';
 import { holdBackSuppressed } from './suppressed-holdback.js';

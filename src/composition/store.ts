@@ -7,12 +7,13 @@ import { createDeliveryJobsRepository } from '../repositories/delivery-jobs-repo
 import { createDomainsRepository } from '../repositories/domains-repository.js';
 import { createInboundReportsRepository } from '../repositories/inbound-reports-repository.js';
 import { createCounterDeltas, createLogsRepository, type CounterDeltas } from '../repositories/logs-repository.js';
-import { createMessageEventsRepository } from '../repositories/message-events-repository.js';
+import { createMessageEventsRepository } from '../events/index.js';
 import { createMessagesRepository } from '../repositories/messages-repository.js';
 import { createSandboxMessagesRepository } from '../repositories/sandbox-messages-repository.js';
 import { createServerSecretsRepository } from '../repositories/server-secrets-repository.js';
 import { createStoredSecretsRepository } from '../secrets/stored-secrets-repository.js';
-import { createSuppressionsRepository } from '../suppressions/index.js';
+import { createSuppressionsRepository, suppressOnBounceOrComplaint } from '../suppressions/index.js';
+import { fanOutToWebhooks } from '../webhooks/webhook-fanout.js';
 import { createWebhooksRepository } from '../repositories/webhooks-repository.js';
 import { createWebhookDeliveriesRepository } from '../repositories/webhook-deliveries-repository.js';
 import { createWorkspacesRepository } from '../repositories/workspaces-repository.js';
@@ -28,8 +29,12 @@ import { createIdempotencyRepository } from '../sending/idempotency/idempotency-
 import { createAttachmentsRepository } from '../sending/attachments/attachments-repository.js';
 import { createRetentionRepository } from '../retention/retention-repository.js';
 
+/** What acts on every published event, in order, inside its transaction (events/event-path.ts). */
+const EVENT_HANDLERS = [suppressOnBounceOrComplaint, fanOutToWebhooks] as const;
+
 function bind(db: Db, counters?: CounterDeltas): Repositories {
   return {
+    eventHandlers: EVENT_HANDLERS,
     workspaces: createWorkspacesRepository(db),
     acceptanceChecks: createAcceptanceChecksRepository(db),
     apiKeys: createApiKeysRepository(db),

@@ -1,5 +1,5 @@
-import { publishEvents } from '../events/event-path.js';
-import type { MessageEvent } from '../events/message-event.js';
+import { publishEvents } from '../events/index.js';
+import type { MessageEvent } from '../events/index.js';
 import { newId, nowIso } from '../lib/ids.js';
 import { createBatchQueue } from '../db/batch-queue.js';
 import type { Repositories, Store } from '../db/store.js';

@@ -7,7 +7,7 @@ import { createRecentCache } from '../lib/recent-cache.js';
 import { ValidationError } from '../lib/errors.js';
 import { ATTACHMENT_LIMIT, attachmentRows, MAX_ATTACHMENT_BYTES, megabytes } from '../sending/attachments/attachment-rules.js';
 import type { Store } from '../db/store.js';
-import { eventAbout, type MessageEvent } from '../events/message-event.js';
+import { eventAbout, type MessageEvent } from '../events/index.js';
 import { domainOf } from '../lib/email-address.js';
 import { tagsJson } from '../sending/tags.js';
 import { parseSendRequest, type SendInput, type SendRequest } from './send-request.js';

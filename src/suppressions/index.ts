@@ -3,3 +3,4 @@ export { default as suppressionRoutes, SuppressionBody, SuppressionsQuery } from
 export { createSuppressionService, SUPPRESSION_REASONS, type SuppressionReason, type SuppressionView } from './suppression-service.js';
 export { addressesToLookUp, suppressedAmong, suppressedError } from './suppressed-recipients.js';
 export { createSuppressionsRepository } from './suppressions-repository.js';
+export { suppressOnBounceOrComplaint } from './suppression-handler.js';

@@ -1,5 +1,4 @@
-import type { EventHandler } from '../events/event-path.js';
-import { eventPayload } from '../events/message-event.js';
+import { eventPayload, type EventHandler } from '../events/index.js';
 import { newId } from '../lib/ids.js';
 import type { NewWebhookDelivery } from '../repositories/webhook-deliveries-repository.js';
 

@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError } from '../../lib/errors.js';
-import { publishEvents } from '../../events/event-path.js';
-import type { MessageEvent } from '../../events/message-event.js';
+import { publishEvents } from '../../events/index.js';
+import type { MessageEvent } from '../../events/index.js';
 import { nowIso } from '../../lib/ids.js';
 import type { Store } from '../../db/store.js';
 import { moveSendEntry } from '../../services/send-status-service.js';

@@ -1,6 +1,6 @@
 import { HARD_BOUNCE_SUBTYPES } from '../inbound/bounce-subtype.js';
 import { normalizeAddress } from '../lib/email-address.js';
-import type { EventHandler } from './event-path.js';
+import type { EventHandler } from '../events/index.js';
 
 /**
  * Puts the recipient of a hard bounce or a complaint on the workspace's
