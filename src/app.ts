@@ -16,14 +16,14 @@ import healthRoutes from './routes/health.js';
 import { logRoutes } from './logs/index.js';
 import sendRoutes from './routes/send.js';
 import { suppressionRoutes } from './suppressions/index.js';
-import webhookRoutes from './routes/webhooks.js';
+import { webhookRoutes } from './webhooks/index.js';
 import { statsRoutes } from './stats/index.js';
 import { messageRoutes } from './messages/index.js';
 import { DASHBOARD_API_PREFIX, dashboardApi, dashboardUi } from './dashboard/index.js';
 import type { Services } from './composition/index.js';
 import { registerIdempotency } from './sending/idempotency/index.js';
 import { RESEND_PREFIX, resendCompat } from './compat/resend/index.js';
-import { OPENAPI_PATH, registerOpenApi } from './openapi/index.js';
+import { OPENAPI_PATH, registerOpenApi } from './openapi/register.js';
 import { answerRequestId, logDestination, monitoringRoutes, requestIdOptions, timeRequests } from './observability/index.js';
 
 /** HTML bodies can be large; this bounds what one request may make us buffer. */

@@ -9,7 +9,7 @@ import { connectRedis } from './db/redis.js';
 import type { DeliveryWorker } from './delivery/delivery-worker.js';
 import { startInboundReceiver, type InboundReceiver } from './inbound/inbound-receiver.js';
 import { startSubmissionServer, type SubmissionServer } from './submission/submission-server.js';
-import type { WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
+import type { WebhookDispatcher } from './webhooks/index.js';
 import { createInboundReportService } from './services/inbound-report-service.js';
 import type { ReturnPathSigner } from './inbound/return-path.js';
 import { createAcceptedSendWriter } from './acceptance/accepted-send-writer.js';

@@ -10,7 +10,7 @@ import { sql, type Kysely } from 'kysely';
 import * as scopesMigration from '../src/db/migrations/0016-api-key-scopes.js';
 import { secretHash } from '../src/lib/secret-token.js';
 import { SANDBOX_SENDER_DOMAIN } from '../src/services/sender-domain.js';
-import { OPENAPI_PATH } from '../src/openapi/index.js';
+import { OPENAPI_PATH } from '../src/openapi/register.js';
 import { dashboardRequest, dashboardSignIn } from './helpers/dashboard-client.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { routesOf } from './helpers/routes.js';

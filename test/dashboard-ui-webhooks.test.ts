@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { WEBHOOK_EVENT_TYPES } from '../src/services/webhook-service.js';
+import { WEBHOOK_EVENT_TYPES } from '../src/webhooks/webhook-service.js';
 import { launchBrowser, unexpectedProblems, type TestBrowser } from './helpers/browser.js';
 import { BIN, startServe, showServeOutputOfFailedTests, type ServeProcess } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import type { MemberRole } from '../src/db/schema.js';
 import { newId } from '../src/lib/ids.js';
-import { SUCCESS_RATE_WINDOW } from '../src/services/webhook-service.js';
+import { SUCCESS_RATE_WINDOW } from '../src/webhooks/webhook-service.js';
 import { dashboardRequest, dashboardSignIn } from './helpers/dashboard-client.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 import { startWebhookReceiver, type ReceivedHook, type WebhookReceiver } from './helpers/webhook-receiver.js';

@@ -18,7 +18,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { storeKindOfDb } from '../src/db/database.js';
 import { HEALTH_PATH } from '../src/http/api-guard.js';
 import { LIVENESS_PATH, METRICS_PATH, READINESS_PATH } from '../src/observability/monitoring-routes.js';
-import { OPENAPI_PATH } from '../src/openapi/index.js';
+import { OPENAPI_PATH } from '../src/openapi/register.js';
 import { DASHBOARD_ORIGIN, dashboardRequest, signedInPerson } from './helpers/dashboard-client.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { NUMBERS_AS_TEXT, numericParameters, requestsFor, urlOf, type FuzzPools, type FuzzRequest, type FuzzRoute } from './helpers/fuzz-requests.js';

@@ -5,7 +5,7 @@ import pg from 'pg';
 import type { Database } from '../src/db/schema.js';
 import { createDeliveryJobsRepository } from '../src/repositories/delivery-jobs-repository.js';
 import { createLogsRepository } from '../src/repositories/logs-repository.js';
-import { createWebhookDeliveriesRepository } from '../src/repositories/webhook-deliveries-repository.js';
+import { createWebhookDeliveriesRepository } from '../src/webhooks/webhook-deliveries-repository.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 const ROWS = 20_000;

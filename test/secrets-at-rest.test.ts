@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { newId } from '../src/lib/ids.js';
 import { createSecretBox, DKIM_PRIVATE_KEY } from '../src/lib/secret-box.js';
-import { webhookSigningSecret } from '../src/services/webhook-service.js';
+import { webhookSigningSecret } from '../src/webhooks/webhook-service.js';
 import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
 import { BIN, mailroomCommand, startServe } from './helpers/serve-process.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { nowIso } from '../src/lib/ids.js';
-import type { NewWebhookDelivery } from '../src/repositories/webhook-deliveries-repository.js';
+import type { NewWebhookDelivery } from '../src/webhooks/webhook-deliveries-repository.js';
 import { createWebhookDispatcher, WEBHOOK_CONCURRENCY_PER_ENDPOINT, WEBHOOK_HELD_PER_ENDPOINT } from '../src/webhooks/webhook-dispatcher.js';
 import { WEBHOOK_RESOLVE_TIMEOUT_MS } from '../src/webhooks/url-guard.js';
 import { endpointPreparer } from '../src/webhooks/webhook-endpoint.js';

@@ -7,7 +7,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createSecretBox } from '../src/lib/secret-box.js';
 import { newId } from '../src/lib/ids.js';
-import { webhookSigningSecret, type WebhookDeliveryView, type WebhookView } from '../src/services/webhook-service.js';
+import { webhookSigningSecret, type WebhookDeliveryView, type WebhookView } from '../src/webhooks/webhook-service.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 type Workspace = { workspaceId: string; apiKey: string };

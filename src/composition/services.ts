@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import { createAcceptedSendWriter } from '../acceptance/accepted-send-writer.js';
 import type { AcceptedSendWriter } from '../acceptance/accepted-sends.js';
 import type { Store } from '../db/store.js';
-import type { HostResolver } from '../webhooks/url-guard.js';
+import type { HostResolver } from '../webhooks/index.js';
 import { createApiKeyService } from '../api-keys/index.js';
 import { createDnsVerifier } from '../services/dns-verifier.js';
 import { createDomainService } from '../services/domain-service.js';
@@ -14,7 +14,7 @@ import { createInvitationService, createMemberService, createSessionService, cre
 import { createMemoryRateLimiter, type RateLimiter } from '../lib/rate-limiter.js';
 import { createSendService } from '../services/send-service.js';
 import { createSuppressionService } from '../suppressions/index.js';
-import { createWebhookService } from '../services/webhook-service.js';
+import { createWebhookService } from '../webhooks/index.js';
 import { createWorkspaceService } from '../services/workspace-service.js';
 import { createIdempotencyService } from '../sending/idempotency/idempotency-service.js';
 import { createCancelService } from '../sending/scheduling/cancel-service.js';

@@ -13,9 +13,7 @@ import { createSandboxMessagesRepository } from '../repositories/sandbox-message
 import { createServerSecretsRepository } from '../repositories/server-secrets-repository.js';
 import { createStoredSecretsRepository } from '../secrets/stored-secrets-repository.js';
 import { createSuppressionsRepository, suppressOnBounceOrComplaint } from '../suppressions/index.js';
-import { fanOutToWebhooks } from '../webhooks/webhook-fanout.js';
-import { createWebhooksRepository } from '../repositories/webhooks-repository.js';
-import { createWebhookDeliveriesRepository } from '../repositories/webhook-deliveries-repository.js';
+import { fanOutToWebhooks, createWebhooksRepository, createWebhookDeliveriesRepository } from '../webhooks/index.js';
 import { createWorkspacesRepository } from '../repositories/workspaces-repository.js';
 import { createLogSearchRepository } from '../logs/log-search-repository.js';
 import { createCountersRepository } from '../stats/counters-repository.js';

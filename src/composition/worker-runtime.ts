@@ -14,8 +14,7 @@ import { startRetentionPruner } from '../retention/index.js';
 import { workGraceMs } from '../lib/settle-within.js';
 import { warnAboutServerSettings } from '../db/postgres-settings.js';
 import { createLogger, openMigratedDatabase, openReturnPaths, withSecretKey } from './store-runtime.js';
-import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
-import { endpointPreparer } from '../webhooks/webhook-endpoint.js';
+import { createWebhookDispatcher, type WebhookDispatcher, endpointPreparer } from '../webhooks/index.js';
 
 /**
  * The delivery worker as `serve` and `worker` run it: over the configured

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ok } from '../http/envelope.js';
-import { WebhookBody } from '../routes/webhooks.js';
+import { WebhookBody } from '../webhooks/index.js';
 import { WorkspaceParams, workspaceIdOf } from './workspace-access.js';
 
 const WebhookParams = Type.Object({ workspaceId: Type.String(), id: Type.String() });

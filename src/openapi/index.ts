@@ -1,3 +1,4 @@
-// openApiDocument (./document.js) is not re-exported: it builds the app, which imports this folder.
-export { DOCS_PREFIX, OPENAPI_PATH, registerOpenApi } from './register.js';
+// The schemas every route's responses are described with. registerOpenApi (./register.js) is for the
+// app alone, and openApiDocument (./document.js) builds the app: neither is re-exported, so what loads
+// a route's schema (a worker thread too) loads no Swagger.
 export { apiResponses, BODY_ERRORS, Deleted, ErrorEnvelope, Nullable, Ok, Tags, Timestamp, TOTAL_COUNT } from './responses.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Store } from '../db/store.js';
-import type { WebhookDelivery } from '../repositories/webhook-deliveries-repository.js';
+import type { WebhookDelivery } from './webhook-deliveries-repository.js';
 import { writeWhileStoreAway } from '../db/store-failure.js';
 import { settleWithin } from '../lib/settle-within.js';
 import { WEBHOOK_RESOLVE_TIMEOUT_MS } from './url-guard.js';

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { webhookSigningSecret } from '../services/webhook-service.js';
+import { webhookSigningSecret } from './webhook-service.js';
 import type { PreparedEndpoint } from './webhook-dispatcher.js';
 import { resolvePublicTarget, type HostResolver } from './url-guard.js';
 import { webhookHeaders } from './webhook-signature.js';

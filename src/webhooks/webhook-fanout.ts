@@ -1,6 +1,6 @@
 import { eventPayload, type EventHandler } from '../events/index.js';
 import { newId } from '../lib/ids.js';
-import type { NewWebhookDelivery } from '../repositories/webhook-deliveries-repository.js';
+import type { NewWebhookDelivery } from './webhook-deliveries-repository.js';
 
 /**
  * Fans each event out to one delivery per endpoint of its workspace that

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { newId } from '../lib/ids.js';
 import type { Store } from '../db/store.js';
-import type { WebhookDelivery, WebhookSettlement } from '../repositories/webhook-deliveries-repository.js';
+import type { WebhookDelivery, WebhookSettlement } from './webhook-deliveries-repository.js';
 import { createBatchQueue } from '../db/batch-queue.js';
 import type { PostResult } from './webhook-poster.js';
 

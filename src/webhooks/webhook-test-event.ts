@@ -1,5 +1,5 @@
 import { newId } from '../lib/ids.js';
-import type { NewWebhookDelivery } from '../repositories/webhook-deliveries-repository.js';
+import type { NewWebhookDelivery } from './webhook-deliveries-repository.js';
 
 /**
  * The event type of a test delivery. Not one of SPEC.md §6.1's kinds, so no

@@ -3,11 +3,11 @@ import type { MessageEventType } from '../db/schema.js';
 import { NotFoundError, ValidationError } from '../lib/errors.js';
 import { newId, nowIso } from '../lib/ids.js';
 import type { Store } from '../db/store.js';
-import type { WebhookDeliverySummaryRow, WebhookRow } from '../repositories/webhooks-repository.js';
+import type { WebhookDeliverySummaryRow, WebhookRow } from './webhooks-repository.js';
 import { createSecretBox, SecretBoxError } from '../lib/secret-box.js';
-import { resolvePublicTarget, type HostResolver } from '../webhooks/url-guard.js';
-import { newWebhookSecret, WEBHOOK_SECRET_PREFIX } from '../webhooks/webhook-signature.js';
-import { testDelivery } from '../webhooks/webhook-test-event.js';
+import { resolvePublicTarget, type HostResolver } from './url-guard.js';
+import { newWebhookSecret, WEBHOOK_SECRET_PREFIX } from './webhook-signature.js';
+import { testDelivery } from './webhook-test-event.js';
 
 /** The events an endpoint may subscribe to (SPEC.md §6.1), in the order the API lists them. */
 export const WEBHOOK_EVENT_TYPES = ['delivered', 'bounced', 'complained', 'suppressed', 'failed'] as const satisfies readonly MessageEventType[];

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { workspaceOf } from '../http/api-guard.js';
 import { ok } from '../http/envelope.js';
 import { apiResponses, BODY_ERRORS, Deleted, Nullable, Timestamp } from '../openapi/index.js';
-import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_EVENT_TYPES } from '../services/webhook-service.js';
+import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_EVENT_TYPES } from './webhook-service.js';
 
 // `url` (scheme, host, SSRF) and `events` (known, non-empty) are checked by the service, which can say why.
 export const WebhookBody = Type.Object(
