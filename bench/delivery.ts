@@ -18,7 +18,7 @@ import { createStore } from '../src/composition/store.js';
 import type { Store } from '../src/db/store.js';
 import { createLogger, openMigratedDatabase, openReturnPaths, withSecretKey } from '../src/composition/store-runtime.js';
 import { startDeliveryWorker, workerStoreOptions } from '../src/composition/worker-runtime.js';
-import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
+import { generateDkimKeyPair } from '../src/domains/dkim-keys.js';
 import { createServices } from '../src/composition/services.js';
 import { createBenchDatabase } from './bench-database.js';
 import { startSink } from './smtp-sink.js';

@@ -5,7 +5,7 @@ import { loadConfig } from '../src/config.js';
 import { newId, nowIso } from '../src/lib/ids.js';
 import { createStore } from '../src/composition/store.js';
 import type { Store } from '../src/db/store.js';
-import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
+import { generateDkimKeyPair } from '../src/domains/dkim-keys.js';
 import { openMigratedDatabase } from '../src/composition/store-runtime.js';
 import { createServices } from '../src/composition/services.js';
 import { createBenchDatabase } from './bench-database.js';

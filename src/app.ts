@@ -11,7 +11,7 @@ import { fastifyTrustProxy } from './http/trust-proxy.js';
 import { LOGGED_HEADER_SECRETS, RequestLogController, requestLogSerializer } from './http/request-log.js';
 import { formatValidationError, refuseUnknownQueryParameters, validatorCompiler } from './http/validation.js';
 import { apiKeyRoutes } from './api-keys/index.js';
-import domainRoutes from './routes/domains.js';
+import { domainRoutes } from './domains/index.js';
 import healthRoutes from './routes/health.js';
 import { logRoutes } from './logs/index.js';
 import sendRoutes from './routes/send.js';

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import * as scopesMigration from '../src/db/migrations/0016-api-key-scopes.js';
 import { secretHash } from '../src/lib/secret-token.js';
-import { SANDBOX_SENDER_DOMAIN } from '../src/services/sender-domain.js';
+import { SANDBOX_SENDER_DOMAIN } from '../src/domains/sender-domain.js';
 import { OPENAPI_PATH } from '../src/openapi/register.js';
 import { dashboardRequest, dashboardSignIn } from './helpers/dashboard-client.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createPublicKey } from 'node:crypto';
 import { createSocket } from 'node:dgram';
-import { DNS_LOOKUP_DEADLINE_MS } from '../src/services/dns-verifier.js';
+import { DNS_LOOKUP_DEADLINE_MS } from '../src/domains/dns-verifier.js';
 import { after, before, describe, it } from 'node:test';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';

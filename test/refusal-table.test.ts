@@ -13,7 +13,7 @@ import { createProviderTrouble } from '../src/delivery/provider-trouble.js';
 import { REFUSAL_RULES } from '../src/delivery/refusal-table.js';
 import { createSmtpProvider } from '../src/delivery/smtp-provider.js';
 import { newId, nowIso } from '../src/lib/ids.js';
-import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
+import { generateDkimKeyPair } from '../src/domains/dkim-keys.js';
 import { freePort } from './helpers/free-port.js';
 import { startRawRelay, startRefusingRelay, type Refusals } from './helpers/refusing-relay.js';
 

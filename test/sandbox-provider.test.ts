@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildMessage, type BuiltMessage } from '../src/delivery/message-builder.js';
 import { createSandboxProvider, SIMULATOR_DOMAIN } from '../src/delivery/sandbox-provider.js';
 import { newId, nowIso } from '../src/lib/ids.js';
-import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
+import { generateDkimKeyPair } from '../src/domains/dkim-keys.js';
 import { mailroomCommand } from './helpers/serve-process.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 

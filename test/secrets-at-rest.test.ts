@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config.js';
 import { newId } from '../src/lib/ids.js';
 import { createSecretBox, DKIM_PRIVATE_KEY } from '../src/lib/secret-box.js';
 import { webhookSigningSecret } from '../src/webhooks/webhook-service.js';
-import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
+import { generateDkimKeyPair } from '../src/domains/dkim-keys.js';
 import { BIN, mailroomCommand, startServe } from './helpers/serve-process.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 import { freshStore, TEST_STORE, type FreshStore } from './helpers/test-store.js';

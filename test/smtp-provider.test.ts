@@ -8,7 +8,7 @@ import { buildMessage, type BuiltMessage } from '../src/delivery/message-builder
 import { createSmtpProvider } from '../src/delivery/smtp-provider.js';
 import type { Provider } from '../src/delivery/provider.js';
 import { newId, nowIso } from '../src/lib/ids.js';
-import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
+import { generateDkimKeyPair } from '../src/domains/dkim-keys.js';
 import { freePort } from './helpers/free-port.js';
 import { startSmtpSink } from './helpers/smtp-sink.js';
 

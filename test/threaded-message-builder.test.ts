@@ -4,7 +4,7 @@ import type { MessagesTable } from '../src/db/schema.js';
 import type { SigningDomain } from '../src/delivery/message-builder.js';
 import { BuilderUnavailableError, buildInThread, createThreadedMessageBuilder } from '../src/delivery/threaded-message-builder.js';
 import { newId, nowIso } from '../src/lib/ids.js';
-import { generateDkimKeyPair } from '../src/services/dkim-keys.js';
+import { generateDkimKeyPair } from '../src/domains/dkim-keys.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { verifyDkim } from './helpers/verified-domain.js';
 

@@ -4,7 +4,7 @@ import { createAcceptanceChecksRepository } from '../acceptance/acceptance-check
 import { createApiKeysRepository } from '../api-keys/index.js';
 import { createDeliveryAttemptsRepository } from '../repositories/delivery-attempts-repository.js';
 import { createDeliveryJobsRepository } from '../repositories/delivery-jobs-repository.js';
-import { createDomainsRepository } from '../repositories/domains-repository.js';
+import { createDomainsRepository } from '../domains/index.js';
 import { createInboundReportsRepository } from '../repositories/inbound-reports-repository.js';
 import { createCounterDeltas, createLogsRepository, type CounterDeltas } from '../repositories/logs-repository.js';
 import { createMessageEventsRepository } from '../events/index.js';

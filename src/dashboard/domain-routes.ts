@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ok } from '../http/envelope.js';
-import { DomainBody } from '../routes/domains.js';
+import { DomainBody } from '../domains/index.js';
 import { WorkspaceParams, workspaceIdOf } from './workspace-access.js';
 
 const DomainParams = Type.Object({ workspaceId: Type.String(), id: Type.String() });

@@ -6,7 +6,7 @@ import type { LogEntryRow } from '../repositories/logs-repository.js';
 import type { AttachmentMeta } from '../sending/attachments/attachments-repository.js';
 import { domainOf } from '../lib/email-address.js';
 import { suppressedAmong } from '../suppressions/index.js';
-import { checkSenderDomain, type SenderDomainCheck } from '../services/sender-domain.js';
+import { checkSenderDomain, type SenderDomainCheck } from '../domains/index.js';
 
 /** What attempting one job needs to read, read for a whole claim at once. */
 export interface JobContext {

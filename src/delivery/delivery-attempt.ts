@@ -1,5 +1,5 @@
 import type { AttemptOutcome, MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
-import type { SenderDomainCheck } from '../services/sender-domain.js';
+import type { SenderDomainCheck } from '../domains/index.js';
 import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import { normalizeAddress } from '../lib/email-address.js';

@@ -1,9 +1,7 @@
 import { writeWhileStoreAway } from '../db/store-failure.js';
 import { nowIso } from '../lib/ids.js';
 import type { Store } from '../db/store.js';
-import { RETURN_PATH_LABEL } from '../services/dns-records.js';
-import { generateDkimKeyPair, type DkimKeyPair } from '../services/dkim-keys.js';
-import { SANDBOX_SENDER_DOMAIN } from '../services/sender-domain.js';
+import { RETURN_PATH_LABEL, generateDkimKeyPair, type DkimKeyPair, SANDBOX_SENDER_DOMAIN } from '../domains/index.js';
 import type { BuiltMessage, SigningDomain } from './message-builder.js';
 import type { Provider, RecipientOutcome } from './provider.js';
 import { classifyRefusal } from './refusal-table.js';

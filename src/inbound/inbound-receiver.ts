@@ -4,7 +4,7 @@ import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp
 import { createByteBudget } from '../lib/byte-budget.js';
 import type { InboundSettings } from '../config.js';
 import { listenFailure } from '../lib/listen-failure.js';
-import { RETURN_PATH_LABEL } from '../services/dns-records.js';
+import { RETURN_PATH_LABEL } from '../domains/index.js';
 import type { InboundVerdict, ReceivedReport } from '../services/inbound-report-service.js';
 import { countClientConnections } from './client-connections.js';
 import { takeReport } from './report-intake.js';

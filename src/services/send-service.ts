@@ -11,7 +11,7 @@ import { eventAbout, type MessageEvent } from '../events/index.js';
 import { domainOf } from '../lib/email-address.js';
 import { tagsJson } from '../sending/tags.js';
 import { parseSendRequest, type SendInput, type SendRequest } from './send-request.js';
-import { checkKeyDomain, checkSenderDomain, sendableDomains } from './sender-domain.js';
+import { checkKeyDomain, checkSenderDomain, sendableDomains } from '../domains/index.js';
 import type { Metrics, SendWay } from '../observability/index.js';
 import type { RecipientLimit } from '../sending/recipient-limit.js';
 import type { SendingKey } from '../lib/key-identity.js';

@@ -13,7 +13,7 @@ import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Db } from '../../src/db/database.js';
 import { nowIso } from '../../src/lib/ids.js';
-import { generateDkimKeyPair } from '../../src/services/dkim-keys.js';
+import { generateDkimKeyPair } from '../../src/domains/dkim-keys.js';
 import { mailroomCommand } from './serve-process.js';
 import { headerOf } from './smtp-sink.js';
 import type { FreshStore } from './test-store.js';

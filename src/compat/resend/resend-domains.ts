@@ -1,5 +1,4 @@
-import type { DnsRecord } from '../../services/dns-records.js';
-import type { DomainDetail, DomainSummary } from '../../services/domain-service.js';
+import type { DnsRecord, DomainDetail, DomainSummary } from '../../domains/index.js';
 import type { Services } from '../../composition/index.js';
 import { listPage, type ListPaging, type ResendList } from './list-page.js';
 

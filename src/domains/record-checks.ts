@@ -1,4 +1,4 @@
-import type { DomainRow } from '../repositories/domains-repository.js';
+import type { DomainRow } from './domains-repository.js';
 import type { DnsRecord } from './dns-records.js';
 import type { DnsLookup, DnsVerifier } from './dns-verifier.js';
 

@@ -1,4 +1,4 @@
-import type { DomainRow } from '../repositories/domains-repository.js';
+import type { DomainRow } from './domains-repository.js';
 
 export interface DnsRecord {
   type: 'TXT' | 'MX';

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import { ConflictError, NotFoundError } from '../lib/errors.js';
 import { newId, nowIso } from '../lib/ids.js';
-import type { DomainRow, DomainVerificationUpdate } from '../repositories/domains-repository.js';
+import type { DomainRow, DomainVerificationUpdate } from './domains-repository.js';
 import type { Store } from '../db/store.js';
 import { generateDkimKeyPair } from './dkim-keys.js';
 import { dkimRecordName, dnsRecordsFor, RETURN_PATH_LABEL, type DnsRecord } from './dns-records.js';

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { Repositories } from '../db/store.js';
-import type { DomainRow } from '../repositories/domains-repository.js';
+import type { DomainRow } from './domains-repository.js';
 import { ForbiddenError } from '../lib/errors.js';
 
 /** In sandbox mode this sender domain is always verified, so a first send needs no DNS. */
