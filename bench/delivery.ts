@@ -13,7 +13,7 @@ import { DEFAULT_WORKER_CONCURRENCY, loadConfig } from '../src/config.js';
 import { SMTP_POOL_SIZE } from '../src/delivery/smtp-provider.js';
 import type { DomainsTable } from '../src/db/schema.js';
 import { newId, nowIso } from '../src/lib/ids.js';
-import { writeAcceptedSends, type AcceptedSend } from '../src/acceptance/accepted-sends.js';
+import { writeAcceptedSends, type AcceptedSend } from '../src/sending/acceptance/accepted-sends.js';
 import { createStore } from '../src/composition/store.js';
 import type { Store } from '../src/db/store.js';
 import { createLogger, openMigratedDatabase, openReturnPaths, withSecretKey } from '../src/composition/store-runtime.js';

@@ -12,10 +12,9 @@ import { startSubmissionServer, type SubmissionServer } from './submission/submi
 import type { WebhookDispatcher } from './webhooks/index.js';
 import { createInboundReportService } from './services/inbound-report-service.js';
 import type { ReturnPathSigner } from './inbound/return-path.js';
-import { createAcceptedSendWriter } from './acceptance/accepted-send-writer.js';
+import { createAcceptedSendWriter, createThreadedSendWriter } from './sending/index.js';
 import { createStore, createServices, type Services, createLogger, openMigratedDatabase, openReturnPaths, withSecretKey, startDeliveryWorker, startWebhookDispatcher } from './composition/index.js';
 import type { Store } from './db/store.js';
-import { createThreadedSendWriter } from './acceptance/threaded-send-writer.js';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './lib/rate-limiter.js';
 import { createMetrics, startMetricsListener, type Metrics, type MetricsOptions } from './observability/index.js';
 import { startDeliveryThread, type DeliveryThread } from './worker-thread/delivery-thread-supervisor.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KyselyPlugin } from 'kysely';
-import { createAcceptanceChecksRepository } from '../src/acceptance/acceptance-checks-repository.js';
+import { createAcceptanceChecksRepository } from '../src/sending/acceptance/acceptance-checks-repository.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 describe('acceptance checks (the look-ups of a batch of sends)', () => {

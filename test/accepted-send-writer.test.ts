@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { openDatabase, storeKindOfDb } from '../src/db/database.js';
-import { createAcceptedSendWriter } from '../src/acceptance/accepted-send-writer.js';
+import { createAcceptedSendWriter } from '../src/sending/acceptance/accepted-send-writer.js';
 import type { Store } from '../src/db/store.js';
 import { acceptedSend as makeAcceptedSend } from './helpers/accepted-send.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createOutcomeRecorder } from '../src/delivery/outcome-recorder.js';
 import type { JobResult } from '../src/delivery/delivery-attempt.js';
-import { writeAcceptedSends } from '../src/acceptance/accepted-sends.js';
+import { writeAcceptedSends } from '../src/sending/acceptance/accepted-sends.js';
 import { acceptedSend } from './helpers/accepted-send.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 

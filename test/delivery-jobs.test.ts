@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { openDatabase, type Db } from '../src/db/database.js';
-import { writeAcceptedSends } from '../src/acceptance/accepted-sends.js';
+import { writeAcceptedSends } from '../src/sending/acceptance/accepted-sends.js';
 import { createStore } from '../src/composition/store.js';
 import { acceptedSend } from './helpers/accepted-send.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';

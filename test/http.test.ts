@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MAX_BODY_BYTES } from '../src/app.js';
-import { SEND_BODY_LIMIT } from '../src/routes/send.js';
+import { SEND_BODY_LIMIT } from '../src/sending/send-routes.js';
 import { startServer } from '../src/server.js';
 import { loadConfig } from '../src/config.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';

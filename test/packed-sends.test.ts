@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { reviveAttachments, type AcceptedSend, type AcceptedSendWriter } from '../src/acceptance/accepted-sends.js';
-import { packSend, unpackSend } from '../src/acceptance/packed-sends.js';
-import { createThreadedSendWriter } from '../src/acceptance/threaded-send-writer.js';
-import { createSendService } from '../src/services/send-service.js';
-import type { SendInput } from '../src/services/send-request.js';
+import { reviveAttachments, type AcceptedSend, type AcceptedSendWriter } from '../src/sending/acceptance/accepted-sends.js';
+import { packSend, unpackSend } from '../src/sending/acceptance/packed-sends.js';
+import { createThreadedSendWriter } from '../src/sending/acceptance/threaded-send-writer.js';
+import { createSendService } from '../src/sending/send-service.js';
+import type { SendInput } from '../src/sending/send-request.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 describe('sends packed for the SQLite writer thread', () => {

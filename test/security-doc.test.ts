@@ -19,7 +19,7 @@ import { INVITATION_TTL_MS } from '../src/people/invitation-service.js';
 import { MAX_HASHES_AT_ONCE, MAX_HASHES_WAITING } from '../src/people/password-hashing.js';
 import { LOCKOUT_FAILURES, LOCKOUT_WINDOW_MS, SESSION_IDLE_MS, SESSION_LIFETIME_MS, SIGN_IN_ATTEMPTS_PER_CLIENT } from '../src/people/session-service.js';
 import { SETUP_LINK_TTL_MS } from '../src/people/setup-service.js';
-import { reservedHeader } from '../src/services/custom-headers.js';
+import { reservedHeader } from '../src/sending/custom-headers.js';
 import { SEND_BODY_LIMIT, SEND_MEMORY_BUDGET } from '../src/sending/send-memory.js';
 import { MAX_BODY_BYTES } from '../src/app.js';
 import { SUBMISSION_MAX_CONNECTIONS, SUBMISSION_MAX_MESSAGE_BYTES } from '../src/submission/submission-server.js';

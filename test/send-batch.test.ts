@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { writeAcceptedSends } from '../src/acceptance/accepted-sends.js';
-import type { AcceptedSend } from '../src/acceptance/accepted-sends.js';
-import { createSendService } from '../src/services/send-service.js';
-import type { SendInput } from '../src/services/send-request.js';
+import { writeAcceptedSends } from '../src/sending/acceptance/accepted-sends.js';
+import type { AcceptedSend } from '../src/sending/acceptance/accepted-sends.js';
+import { createSendService } from '../src/sending/send-service.js';
+import type { SendInput } from '../src/sending/send-request.js';
 import { acceptedSend } from './helpers/accepted-send.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { createTestApp, sendBody, writtenRows, type TestApp } from './helpers/test-app.js';

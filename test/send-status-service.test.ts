@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { openDatabase, type Db } from '../src/db/database.js';
 import { createStore } from '../src/composition/store.js';
-import { createSendStatusService, type StatusMove } from '../src/services/send-status-service.js';
+import { createSendStatusService, type StatusMove } from '../src/sending/send-status-service.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 import { TEST_STORE } from './helpers/test-store.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { judgeTransition, SEND_STATUS_TRANSITIONS, type SendStatus } from '../src/services/send-status.js';
+import { judgeTransition, SEND_STATUS_TRANSITIONS, type SendStatus } from '../src/sending/send-status.js';
 
 const ALL: SendStatus[] = ['sent', 'delivered', 'bounced', 'failed', 'suppressed'];
 

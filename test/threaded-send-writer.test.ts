@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { createThreadedSendWriter } from '../src/acceptance/threaded-send-writer.js';
+import { createThreadedSendWriter } from '../src/sending/acceptance/threaded-send-writer.js';
 import { acceptedSend } from './helpers/accepted-send.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 

@@ -1,6 +1,5 @@
 import type { Config } from '../config.js';
-import { createAcceptedSendWriter } from '../acceptance/accepted-send-writer.js';
-import type { AcceptedSendWriter } from '../acceptance/accepted-sends.js';
+import { createAcceptedSendWriter, type AcceptedSendWriter, createSendService, createIdempotencyService, createCancelService, createRecipientLimit, SEND_MEMORY_BUDGET } from '../sending/index.js';
 import type { Store } from '../db/store.js';
 import type { HostResolver } from '../webhooks/index.js';
 import { createApiKeyService } from '../api-keys/index.js';
@@ -11,15 +10,10 @@ import { createStatsService } from '../stats/stats-service.js';
 import { createMessageDetailService } from '../messages/message-detail-service.js';
 import { createInvitationService, createMemberService, createSessionService, createSetupService, createUserService } from '../people/index.js';
 import { createMemoryRateLimiter, type RateLimiter } from '../lib/rate-limiter.js';
-import { createSendService } from '../services/send-service.js';
 import { createSuppressionService } from '../suppressions/index.js';
 import { createWebhookService } from '../webhooks/index.js';
 import { createWorkspaceService } from '../services/workspace-service.js';
-import { createIdempotencyService } from '../sending/idempotency/idempotency-service.js';
-import { createCancelService } from '../sending/scheduling/cancel-service.js';
-import { createRecipientLimit } from '../sending/recipient-limit.js';
 import { createByteBudget } from '../lib/byte-budget.js';
-import { SEND_MEMORY_BUDGET } from '../sending/send-memory.js';
 import type { Metrics } from '../observability/index.js';
 
 export interface ServiceOptions {

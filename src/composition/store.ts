@@ -1,6 +1,6 @@
 import { pingDatabase, type Db } from '../db/database.js';
 import type { Repositories, Store } from '../db/store.js';
-import { createAcceptanceChecksRepository } from '../acceptance/acceptance-checks-repository.js';
+import { createAcceptanceChecksRepository, createMessagesRepository, createIdempotencyRepository, createAttachmentsRepository } from '../sending/index.js';
 import { createApiKeysRepository } from '../api-keys/index.js';
 import { createDeliveryAttemptsRepository } from '../repositories/delivery-attempts-repository.js';
 import { createDeliveryJobsRepository } from '../repositories/delivery-jobs-repository.js';
@@ -8,7 +8,6 @@ import { createDomainsRepository } from '../domains/index.js';
 import { createInboundReportsRepository } from '../repositories/inbound-reports-repository.js';
 import { createCounterDeltas, createLogsRepository, type CounterDeltas } from '../repositories/logs-repository.js';
 import { createMessageEventsRepository } from '../events/index.js';
-import { createMessagesRepository } from '../repositories/messages-repository.js';
 import { createSandboxMessagesRepository } from '../repositories/sandbox-messages-repository.js';
 import { createServerSecretsRepository } from '../repositories/server-secrets-repository.js';
 import { createStoredSecretsRepository } from '../secrets/stored-secrets-repository.js';
@@ -23,8 +22,6 @@ import { createUsersRepository } from '../people/users-repository.js';
 import { createSessionsRepository } from '../people/sessions-repository.js';
 import { createMembersRepository } from '../people/members-repository.js';
 import { createInvitationsRepository } from '../people/invitations-repository.js';
-import { createIdempotencyRepository } from '../sending/idempotency/idempotency-repository.js';
-import { createAttachmentsRepository } from '../sending/attachments/attachments-repository.js';
 import { createRetentionRepository } from '../retention/retention-repository.js';
 
 /** What acts on every published event, in order, inside its transaction (events/event-path.ts). */

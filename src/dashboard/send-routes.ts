@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../http/envelope.js';
-import { SendBody } from '../routes/send.js';
+import { SendBody } from '../sending/index.js';
 import { WorkspaceParams, workspaceIdOf } from './workspace-access.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { MessageAttachmentsTable } from '../db/schema.js';
-import type { AttachmentsRepository } from '../sending/attachments/attachments-repository.js';
+import type { AttachmentsRepository } from '../sending/index.js';
 import { createByteBudget } from '../lib/byte-budget.js';
 
 /**

@@ -11,7 +11,7 @@ import type { Provider, RecipientOutcome } from './provider.js';
 import type { ProviderTrouble } from './provider-trouble.js';
 import { BuilderUnavailableError, type MessageBuilder } from './threaded-message-builder.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';
-import { allRecipientsOf } from '../services/message-recipients.js';
+import { allRecipientsOf } from '../lib/message-recipients.js';
 import type { AttachmentLoader } from './attachment-loader.js';
 
 /** What one recipient came to in one attempt. */

@@ -4,7 +4,7 @@
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import type { MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
-import { ownedBytes } from '../sending/attachments/base64-content.js';
+import { ownedBytes } from '../sending/index.js';
 import { buildMessage, type BuiltMessage, type Envelope, type SigningDomain } from './message-builder.js';
 
 export interface BuildRequest {

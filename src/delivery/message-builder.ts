@@ -3,7 +3,7 @@ import { convert } from 'html-to-text';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { DomainsTable, MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
 import type { Mailbox } from '../lib/email-address.js';
-import { ccOf, replyToOf } from '../services/message-recipients.js';
+import { ccOf, replyToOf } from '../lib/message-recipients.js';
 
 /** What the sender's domain contributes: its name, the return-path host, and the DKIM key that signs for it. */
 export type SigningDomain = Pick<DomainsTable, 'domain' | 'return_path_domain' | 'dkim_selector' | 'dkim_private_key'>;

@@ -3,7 +3,7 @@ import type { MessageEvent } from '../events/index.js';
 import { newId, nowIso } from '../lib/ids.js';
 import { createBatchQueue } from '../db/batch-queue.js';
 import type { Repositories, Store } from '../db/store.js';
-import { moveSendEntry, recordComplaint, type StatusMove } from '../services/send-status-service.js';
+import { moveSendEntry, recordComplaint, type StatusMove } from '../sending/index.js';
 import type { JobResult, RecipientResult } from './delivery-attempt.js';
 import { retryDelayMs, type RetryPolicy } from './retry-policy.js';
 

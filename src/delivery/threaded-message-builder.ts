@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import type { MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
-import { ownedBytes } from '../sending/attachments/base64-content.js';
+import { ownedBytes } from '../sending/index.js';
 import { startModuleThread } from '../lib/module-worker.js';
 import type { BuildReply, BuildRequest } from './message-builder-thread.js';
 import type { BuiltMessage, Envelope, SigningDomain } from './message-builder.js';

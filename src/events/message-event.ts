@@ -1,6 +1,6 @@
 import type { LogEntriesTable, MessageEventType } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
-import { tagsObject } from '../sending/tags.js';
+import { tagsObject } from '../lib/tags.js';
 
 /**
  * One thing that happened to one recipient of one message, whatever its

@@ -1,6 +1,5 @@
 import type { FastifyRequest, onRequestAbortAsyncHookHandler, onResponseHookHandler, preParsingHookHandler } from 'fastify';
 import { createByteBudget, type ByteBudget } from '../lib/byte-budget.js';
-import { SMALL_SEND_BYTES } from '../sending/send-memory.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -8,6 +7,9 @@ declare module 'fastify' {
     releaseBodyBudget?: () => void;
   }
 }
+
+/** Bodies below this pass at once: an ordinary request is not queued behind a 50 MB one. */
+export const SMALL_BODY_BYTES = 1024 * 1024;
 
 /**
  * Route hooks that read a large request body only once `memory` (a budget
@@ -23,7 +25,7 @@ export function createBodyBudget(memory: ByteBudget | number, maxBodyBytes: numb
     const declared = Number(request.headers['content-length']);
     // Chunked (no length): counted as the largest body the route takes.
     const bytes = Number.isFinite(declared) ? Math.min(declared, maxBodyBytes) : maxBodyBytes;
-    if (bytes < SMALL_SEND_BYTES) return done(null, payload);
+    if (bytes < SMALL_BODY_BYTES) return done(null, payload);
     // The response's `close` comes once, whatever happens: answered, or the connection gone (even while
     // waiting here, unread). A share that no answer gives back would hold the budget for ever.
     const closed = new Promise<void>((resolve) => reply.raw.once('close', resolve));

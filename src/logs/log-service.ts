@@ -1,6 +1,6 @@
 import { ValidationError } from '../lib/errors.js';
 import type { Store } from '../db/store.js';
-import { parseTagFilter } from '../sending/tags.js';
+import { parseTagFilter } from '../lib/tags.js';
 import { parseRange } from '../lib/time-range.js';
 import { countedOffIndex } from './log-page-json.js';
 import { EXACT_COUNT_LIMIT, type LogFilter } from './log-search-repository.js';

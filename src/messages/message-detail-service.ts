@@ -1,8 +1,8 @@
 import { NotFoundError } from '../lib/errors.js';
 import type { Repositories, Store } from '../db/store.js';
 import { formatMailbox } from '../lib/email-address.js';
-import { tagsObject } from '../sending/tags.js';
-import { allRecipientsOf, bccOf, ccOf, replyToOf, toOf } from '../services/message-recipients.js';
+import { tagsObject } from '../lib/tags.js';
+import { allRecipientsOf, bccOf, ccOf, replyToOf, toOf } from '../lib/message-recipients.js';
 import type { DeliveryAttemptsTable, MessagesTable } from '../db/schema.js';
 import { attachmentView, attemptView, eventView, webhookDeliveryView, type AttachmentView, type AttemptView, type RecipientEventView, type WebhookDeliveryView } from './message-views.js';
 

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { DeliveryAttemptsTable, MessageEventsTable, WebhookDeliveriesTable } from '../db/schema.js';
-import type { AttachmentMeta } from '../sending/attachments/attachments-repository.js';
+import type { AttachmentMeta } from '../sending/index.js';
 
 /** One thing that happened to a recipient: an event of the event path, as the detail shows it. */
 export interface RecipientEventView {

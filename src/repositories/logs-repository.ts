@@ -5,7 +5,7 @@ import { CompiledQuery } from 'kysely';
 import { storeKindOfDb } from '../db/database.js';
 import { lookUpByIndex } from '../db/index-plans.js';
 import { bulkInsert, insertTogether, type InsertPart } from '../db/bulk-insert.js';
-import { tagPairs } from '../sending/tags.js';
+import { tagPairs } from '../lib/tags.js';
 
 export type LogEntryRow = LogEntriesTable;
 

@@ -1,3 +1,4 @@
+import { SMALL_BODY_BYTES } from '../http/body-budget.js';
 import { MAX_ATTACHMENT_BYTES } from './attachments/attachment-rules.js';
 
 /**
@@ -15,5 +16,5 @@ if (SEND_BODY_LIMIT < 10 * 1024 * 1024 + Math.ceil(MAX_ATTACHMENT_BYTES / 57) * 
 /** Large sends read at once, by every way in together: two of the largest, or more smaller ones (bench:attachments). */
 export const SEND_MEMORY_BUDGET = 2 * SEND_BODY_LIMIT;
 
-/** Sends below this are never held back: an ordinary send is not queued behind a 50 MB one. */
-export const SMALL_SEND_BYTES = 1024 * 1024;
+/** Sends below this are never held back: an ordinary send is not queued behind a 50 MB one (http/body-budget.ts, for the API's routes). */
+export const SMALL_SEND_BYTES = SMALL_BODY_BYTES;

@@ -9,8 +9,8 @@ import type { ReturnPathSigner } from '../inbound/return-path.js';
 import type { Repositories, Store } from '../db/store.js';
 import type { LogEntryRow } from '../repositories/logs-repository.js';
 import { normalizeAddress } from '../lib/email-address.js';
-import { moveSendEntry, recordComplaint, type StatusChange } from './send-status-service.js';
-import { allRecipientsOf } from './message-recipients.js';
+import { moveSendEntry, recordComplaint, type StatusChange } from '../sending/index.js';
+import { allRecipientsOf } from '../lib/message-recipients.js';
 import type { Metrics } from '../observability/index.js';
 
 /** What one result of a report did: moved an entry, was a repeat, or found nothing to act on (and why). */

@@ -1,7 +1,7 @@
 import type { AddressObject, EmailAddress, HeaderLines } from 'mailparser';
 import { ValidationError } from '../lib/errors.js';
 import { formatMailbox, normalizeAddress, type Mailbox } from '../lib/email-address.js';
-import { parseMailboxField } from '../services/send-request.js';
+import { parseMailboxField } from '../sending/index.js';
 
 /** The headers a submitted message's addressing is read from, as the refusals name them. */
 export type AddressHeaderName = 'From' | 'To' | 'Cc' | 'Reply-To';

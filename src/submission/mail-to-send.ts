@@ -1,10 +1,8 @@
 import type { Attachment, EmailAddress, SimpleParserOptions } from 'mailparser';
 import { detectExtension } from 'nodemailer/lib/mime-funcs';
 import { ValidationError } from '../lib/errors.js';
-import { ATTACHMENT_LIMIT, checkAttachments, MAX_ATTACHMENT_BYTES, megabytes, type AttachmentFieldName } from '../sending/attachments/attachment-rules.js';
-import { headerGivenTwice, reservedHeader } from '../services/custom-headers.js';
+import { ATTACHMENT_LIMIT, checkAttachments, MAX_ATTACHMENT_BYTES, megabytes, type AttachmentFieldName, headerGivenTwice, reservedHeader, parseSubjectField, type SendInput } from '../sending/index.js';
 import { formatMailbox, normalizeAddress } from '../lib/email-address.js';
-import { parseSubjectField, type SendInput } from '../services/send-request.js';
 import { addressHeader } from './address-headers.js';
 import { MessageTooBigError } from './replies.js';
 

@@ -1,5 +1,5 @@
 import { newId, nowIso } from '../../src/lib/ids.js';
-import type { AcceptedSend } from '../../src/acceptance/accepted-sends.js';
+import type { AcceptedSend } from '../../src/sending/acceptance/accepted-sends.js';
 import type { Repositories } from '../../src/db/store.js';
 
 /** What the send service hands a writer for one send of `recipients` recipients. */

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ValidationError } from '../../lib/errors.js';
-import type { SendInput } from '../../services/send-request.js';
+import type { SendInput } from '../../sending/index.js';
 import { UnsupportedAttachmentError } from './resend-dialect.js';
 
 const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));

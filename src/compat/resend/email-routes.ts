@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { sendingKeyOf, workspaceOf } from '../../http/api-guard.js';
-import { SEND_BODY_LIMIT, sendBodyBudgetHooks } from '../../routes/send.js';
+import { SEND_BODY_LIMIT, sendBodyBudgetHooks } from '../../sending/index.js';
 import { ResendBatchBody, ResendEmailBody } from './email-request.js';
 import { createResendEmails } from './resend-emails.js';
 

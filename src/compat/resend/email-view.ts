@@ -1,5 +1,5 @@
 import type { MessageContent, MessageDetail } from '../../messages/message-detail-service.js';
-import { CANCELED_BEFORE_SENDING } from '../../sending/scheduling/cancel-service.js';
+import { CANCELED_BEFORE_SENDING } from '../../sending/index.js';
 
 /** GET /compat/resend/emails/{id}: Resend's email object. */
 export interface ResendEmailView {

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError, MissingApiKeyError, SendingOnlyKeyError, UnauthorizedError } from '../../lib/errors.js';
 import type { ApiDialect, ApiFailure } from '../../http/api-dialect.js';
-import { IdempotencyInFlightError, IdempotencyKeyReusedError, InvalidIdempotencyKeyError } from '../../sending/idempotency/index.js';
+import { IdempotencyInFlightError, IdempotencyKeyReusedError, InvalidIdempotencyKeyError } from '../../sending/index.js';
 
 /** Resend's error body: what its SDKs hand back as `error`. */
 export interface ResendError {

@@ -1,6 +1,6 @@
 import { ForbiddenError } from '../../lib/errors.js';
 import type { Services } from '../../composition/index.js';
-import type { SendingKey } from '../../services/send-service.js';
+import type { SendingKey } from '../../sending/index.js';
 import { emailView, type ResendEmailView } from './email-view.js';
 import { inResendTerms, toSendInput, type ResendEmail } from './email-request.js';
 

@@ -3,7 +3,7 @@ import { publishEvents } from '../../events/index.js';
 import type { MessageEvent } from '../../events/index.js';
 import { nowIso } from '../../lib/ids.js';
 import type { Store } from '../../db/store.js';
-import { moveSendEntry } from '../../services/send-status-service.js';
+import { moveSendEntry } from '../send-status-service.js';
 
 /** The error every canceled recipient's entry carries (issue 16, point 8). */
 export const CANCELED_BEFORE_SENDING = 'Canceled before sending';

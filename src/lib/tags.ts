@@ -1,4 +1,4 @@
-import { ValidationError } from '../lib/errors.js';
+import { ValidationError } from './errors.js';
 
 /**
  * Tags of a send (issue 16, point 4): `[{name, value}]` in a request, kept as

@@ -1,6 +1,6 @@
-import { eventAbout, type MessageEvent } from '../events/index.js';
-import { normalizeAddress } from '../lib/email-address.js';
-import { suppressedError } from '../suppressions/index.js';
+import { eventAbout, type MessageEvent } from '../../events/index.js';
+import { normalizeAddress } from '../../lib/email-address.js';
+import { suppressedError } from '../../suppressions/index.js';
 import type { AcceptedSend } from './accepted-send.js';
 
 /**

@@ -1,6 +1,6 @@
 import { settleSends, writeAcceptedSends, type AcceptedSendWriter, type PendingSend } from './accepted-sends.js';
-import { createBatchQueue } from '../db/batch-queue.js';
-import type { Store } from '../db/store.js';
+import { createBatchQueue } from '../../db/batch-queue.js';
+import type { Store } from '../../db/store.js';
 
 /**
  * Batches in flight at once. A batch is a chain of round trips to the database (nine then, seven since

@@ -1,5 +1,5 @@
 import { CompiledQuery } from 'kysely';
-import { storeKindOfDb, type Db } from '../db/database.js';
+import { storeKindOfDb, type Db } from '../../db/database.js';
 
 /** What a batch of accepted sends must look up, in the transaction that writes it. */
 export interface AcceptanceLookups {
@@ -95,7 +95,7 @@ export function createAcceptanceChecksRepository(db: Db) {
   };
 }
 
-declare module '../db/store.js' {
+declare module '../../db/store.js' {
   interface Repositories {
     acceptanceChecks: ReturnType<typeof createAcceptanceChecksRepository>;
   }

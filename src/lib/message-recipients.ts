@@ -1,5 +1,5 @@
 import type { MessagesTable } from '../db/schema.js';
-import type { Mailbox } from '../lib/email-address.js';
+import type { Mailbox } from './email-address.js';
 
 type Addressed = Pick<MessagesTable, 'recipients' | 'cc' | 'bcc'>;
 

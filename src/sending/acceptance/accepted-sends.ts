@@ -1,13 +1,13 @@
-import { publishEvents } from '../events/index.js';
-import type { MessageEvent } from '../events/index.js';
-import { addressesToLookUp } from '../suppressions/index.js';
+import { publishEvents } from '../../events/index.js';
+import type { MessageEvent } from '../../events/index.js';
+import { addressesToLookUp } from '../../suppressions/index.js';
 import type { AcceptedSend } from './accepted-send.js';
 import { holdBackSuppressed } from './suppressed-holdback.js';
 import type { AcceptanceHolds, AcceptanceLookups } from './acceptance-checks-repository.js';
-import type { Store } from '../db/store.js';
-import { UnauthorizedError } from '../lib/errors.js';
-import type { LogEntryRow } from '../repositories/logs-repository.js';
-import type { NewDeliveryJob } from '../repositories/messages-repository.js';
+import type { Store } from '../../db/store.js';
+import { UnauthorizedError } from '../../lib/errors.js';
+import type { LogEntryRow } from '../../repositories/logs-repository.js';
+import type { NewDeliveryJob } from '../messages-repository.js';
 
 export type { AcceptedSend };
 

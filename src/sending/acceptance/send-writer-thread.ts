@@ -4,24 +4,14 @@
  * any other writer.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import type { Db } from '../db/database.js';
-import { openSqlite, type SqliteOptions } from '../db/database.js';
-import { cloneError, type ClonedError } from '../db/store-failure.js';
+import type { Db } from '../../db/database.js';
+import { openSqlite, type SqliteOptions } from '../../db/database.js';
+import { cloneError } from '../../db/store-failure.js';
 import { reviveAttachments, writeAcceptedSends, type SendWriteResult } from './accepted-sends.js';
-import { unpackSend, type WireSend } from './packed-sends.js';
-import { createBatchQueue } from '../db/batch-queue.js';
-import { createStore } from '../composition/index.js';
-
-export interface SendWriterThreadData {
-  dataDir: string;
-  sqliteOptions: SqliteOptions;
-}
-export type SendWriterRequest = { type: 'write'; id: number; sends: WireSend[] } | { type: 'close' };
-export type SendWriterReply =
-  /** One result per send of the request, in order (errors as ClonedError: what survives structured clone). */
-  | { type: 'written'; id: number; results: SendWriteResult[] }
-  /** The thread could not start (the store would not open): it ends after this. */
-  | { type: 'fatal'; error: ClonedError };
+import { unpackSend } from './packed-sends.js';
+import type { SendWriterReply, SendWriterRequest, SendWriterThreadData } from './send-writer-messages.js';
+import { createBatchQueue } from '../../db/batch-queue.js';
+import { createStore } from '../../composition/index.js';
 
 /** Errors cross threads by structured clone: keep them to what survives it, a store failure's kind included. */
 function cloneable(result: SendWriteResult): SendWriteResult {

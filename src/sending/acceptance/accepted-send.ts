@@ -1,7 +1,7 @@
-import type { MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
-import type { MessageEvent } from '../events/index.js';
-import type { LogEntryRow } from '../repositories/logs-repository.js';
-import type { NewDeliveryJob } from '../repositories/messages-repository.js';
+import type { MessageAttachmentsTable, MessagesTable } from '../../db/schema.js';
+import type { MessageEvent } from '../../events/index.js';
+import type { LogEntryRow } from '../../repositories/logs-repository.js';
+import type { NewDeliveryJob } from '../messages-repository.js';
 
 /**
  * Everything one accepted send writes: the message, its log entries, its

@@ -3,9 +3,9 @@ import { Type } from 'typebox';
 import { sendingKeyOf, workspaceOf } from '../http/api-guard.js';
 import { createBodyBudget } from '../http/body-budget.js';
 import { ok } from '../http/envelope.js';
-import { SEND_BODY_LIMIT } from '../sending/send-memory.js';
-import type { Services } from '../composition/index.js';
-import { IDEMPOTENCY_HEADER } from '../sending/idempotency/idempotency-hooks.js';
+import { SEND_BODY_LIMIT } from './send-memory.js';
+import type { ByteBudget } from '../lib/byte-budget.js';
+import { IDEMPOTENCY_HEADER } from './idempotency/idempotency-hooks.js';
 import { apiResponses, BODY_ERRORS } from '../openapi/index.js';
 
 /** The body limit of the send routes (sending/send-memory.ts), re-exported for the routes beside them. */
@@ -86,7 +86,7 @@ const SEND_BATCH_SCHEMA = {
  * compat/resend and SMTP submission alike, services.sendMemory): a large send
  * through any of them takes from the same memory.
  */
-export function sendBodyBudgetHooks(app: { services: Pick<Services, 'sendMemory'> }): ReturnType<typeof createBodyBudget>['hooks'] {
+export function sendBodyBudgetHooks(app: { services: { sendMemory: ByteBudget } }): ReturnType<typeof createBodyBudget>['hooks'] {
   return createBodyBudget(app.services.sendMemory, SEND_BODY_LIMIT).hooks;
 }
 

@@ -1,7 +1,7 @@
 import { ValidationError } from '../lib/errors.js';
-import { parseScheduledAt } from '../sending/scheduling/scheduled-at.js';
-import { parseTags, type Tag, type TagInput } from '../sending/tags.js';
-import { checkAttachments, type AttachmentInput } from '../sending/attachments/attachment-rules.js';
+import { parseScheduledAt } from './scheduling/scheduled-at.js';
+import { parseTags, type Tag, type TagInput } from '../lib/tags.js';
+import { checkAttachments, type AttachmentInput } from './attachments/attachment-rules.js';
 import { parseCustomHeaders } from './custom-headers.js';
 import { hasControlCharacters, normalizeAddress, parseMailbox, type Mailbox, type MailboxOptions } from '../lib/email-address.js';
 

@@ -1,12 +1,12 @@
 import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
-import type { SqliteOptions } from '../db/database.js';
-import { reviveError, type ClonedError } from '../db/store-failure.js';
-import { startModuleThread } from '../lib/module-worker.js';
+import type { SqliteOptions } from '../../db/database.js';
+import { reviveError, type ClonedError } from '../../db/store-failure.js';
+import { startModuleThread } from '../../lib/module-worker.js';
 import { attachmentMemoryOf, settleSends, type AcceptedSendWriter, type PendingSend, type SendWriteResult } from './accepted-sends.js';
-import { createBatchQueue } from '../db/batch-queue.js';
+import { createBatchQueue } from '../../db/batch-queue.js';
 import { packSend } from './packed-sends.js';
-import type { SendWriterReply, SendWriterRequest, SendWriterThreadData } from './send-writer-thread.js';
+import type { SendWriterReply, SendWriterRequest, SendWriterThreadData } from './send-writer-messages.js';
 
 const THREAD_ENTRY = new URL('./send-writer-thread.js', import.meta.url);
 

@@ -1,0 +1,22 @@
+/** Sending: the send request's rules, acceptance and its writer thread, batches, idempotency, scheduling and attachments, and the status each recipient's entry moves through. */
+export { createAcceptanceChecksRepository } from './acceptance/acceptance-checks-repository.js';
+export { createAcceptedSendWriter } from './acceptance/accepted-send-writer.js';
+export { type AcceptedSendWriter } from './acceptance/accepted-sends.js';
+export { createThreadedSendWriter } from './acceptance/threaded-send-writer.js';
+export { ATTACHMENT_LIMIT, type AttachmentFieldName, MAX_ATTACHMENT_BYTES, checkAttachments, megabytes } from './attachments/attachment-rules.js';
+export { type AttachmentMeta, type AttachmentsRepository, createAttachmentsRepository } from './attachments/attachments-repository.js';
+export { ownedBytes } from './attachments/base64-content.js';
+export { headerGivenTwice, reservedHeader } from './custom-headers.js';
+export { createIdempotencyRepository } from './idempotency/idempotency-repository.js';
+export { createIdempotencyService } from './idempotency/idempotency-service.js';
+export { IdempotencyInFlightError, IdempotencyKeyReusedError, InvalidIdempotencyKeyError, registerIdempotency } from './idempotency/index.js';
+export { allRecipientsOf, bccOf, ccOf, replyToOf, toOf } from '../lib/message-recipients.js';
+export { createMessagesRepository } from './messages-repository.js';
+export { createRecipientLimit } from './recipient-limit.js';
+export { CANCELED_BEFORE_SENDING, createCancelService } from './scheduling/cancel-service.js';
+export { SEND_MEMORY_BUDGET, SMALL_SEND_BYTES } from './send-memory.js';
+export { MAX_RECIPIENTS, type SendInput, parseMailboxField, parseSubjectField } from './send-request.js';
+export { default as sendRoutes, SEND_BODY_LIMIT, SendBody, sendBodyBudgetHooks } from './send-routes.js';
+export { type SendResult, type SendingKey, createSendService } from './send-service.js';
+export { type StatusChange, type StatusMove, moveSendEntry, recordComplaint } from './send-status-service.js';
+export { parseTagFilter, tagPairs, tagsObject } from '../lib/tags.js';
