@@ -12,7 +12,7 @@ import { LOGGED_HEADER_SECRETS, RequestLogController, requestLogSerializer } fro
 import { formatValidationError, refuseUnknownQueryParameters, validatorCompiler } from './http/validation.js';
 import { apiKeyRoutes } from './api-keys/index.js';
 import { domainRoutes } from './domains/index.js';
-import healthRoutes from './routes/health.js';
+import { healthRoutes, answerRequestId, logDestination, monitoringRoutes, requestIdOptions, timeRequests } from './observability/index.js';
 import { logRoutes } from './logs/index.js';
 import { sendRoutes, registerIdempotency } from './sending/index.js';
 import { suppressionRoutes } from './suppressions/index.js';
@@ -23,7 +23,6 @@ import { DASHBOARD_API_PREFIX, dashboardApi, dashboardUi } from './dashboard/ind
 import type { Services } from './composition/index.js';
 import { RESEND_PREFIX, resendCompat } from './compat/resend/index.js';
 import { OPENAPI_PATH, registerOpenApi } from './openapi/register.js';
-import { answerRequestId, logDestination, monitoringRoutes, requestIdOptions, timeRequests } from './observability/index.js';
 
 /** HTML bodies can be large; this bounds what one request may make us buffer. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;

@@ -4,7 +4,7 @@ import type { Store } from '../db/store.js';
 import type { HostResolver } from '../webhooks/index.js';
 import { createApiKeyService } from '../api-keys/index.js';
 import { createDnsVerifier, createDomainService } from '../domains/index.js';
-import { createHealthService } from '../services/health-service.js';
+import { createHealthService, type Metrics } from '../observability/index.js';
 import { createLogService } from '../logs/log-service.js';
 import { createStatsService } from '../stats/stats-service.js';
 import { createMessageDetailService } from '../messages/message-detail-service.js';
@@ -14,7 +14,6 @@ import { createSuppressionService } from '../suppressions/index.js';
 import { createWebhookService } from '../webhooks/index.js';
 import { createWorkspaceService } from '../services/workspace-service.js';
 import { createByteBudget } from '../lib/byte-budget.js';
-import type { Metrics } from '../observability/index.js';
 
 export interface ServiceOptions {
   rateLimiter?: RateLimiter;

@@ -5,7 +5,7 @@ import { migrateToLatest } from '../db/migrator.js';
 import { storeCauseOf } from '../db/store-failure.js';
 import { loadReturnPathKeys } from '../inbound/return-path-key.js';
 import { createReturnPathSigner, type ReturnPathSigner } from '../inbound/return-path.js';
-import { createLogger as createConfiguredLogger } from '../observability/log-format.js';
+import { createLogger as createConfiguredLogger } from '../observability/index.js';
 import type { Store } from '../db/store.js';
 import { openSecretKey } from '../secrets/secret-key.js';
 

@@ -6,8 +6,7 @@ import { createDeliveryWorker, type DeliveryWorker } from '../delivery/delivery-
 import { createProvider } from '../delivery/providers.js';
 import { createThreadedMessageBuilder } from '../delivery/threaded-message-builder.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';
-import { createMetrics, type Metrics } from '../observability/metrics.js';
-import { startMetricsListener } from '../observability/metrics-listener.js';
+import { createMetrics, type Metrics, startMetricsListener } from '../observability/index.js';
 import { createStore } from './store.js';
 import type { Store } from '../db/store.js';
 import { startRetentionPruner } from '../retention/index.js';

@@ -4,3 +4,5 @@ export { startMetricsListener, type MetricsListener } from './metrics-listener.j
 export { monitoringRoutes, timeRequests, LIVENESS_PATH, READINESS_PATH, METRICS_PATH } from './monitoring-routes.js';
 export { answerRequestId, requestIdOptions, REQUEST_ID_HEADER } from './request-id.js';
 export { createLogger, logDestination } from './log-format.js';
+export { default as healthRoutes } from './health-routes.js';
+export { createHealthService } from './health-service.js';
