@@ -8,11 +8,10 @@ import { createHealthService, type Metrics } from '../observability/index.js';
 import { createLogService } from '../logs/log-service.js';
 import { createStatsService } from '../stats/stats-service.js';
 import { createMessageDetailService } from '../messages/message-detail-service.js';
-import { createInvitationService, createMemberService, createSessionService, createSetupService, createUserService } from '../people/index.js';
+import { createInvitationService, createMemberService, createSessionService, createSetupService, createUserService, createWorkspaceService } from '../people/index.js';
 import { createMemoryRateLimiter, type RateLimiter } from '../lib/rate-limiter.js';
 import { createSuppressionService } from '../suppressions/index.js';
 import { createWebhookService } from '../webhooks/index.js';
-import { createWorkspaceService } from '../services/workspace-service.js';
 import { createByteBudget } from '../lib/byte-budget.js';
 
 export interface ServiceOptions {

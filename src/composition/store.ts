@@ -13,15 +13,11 @@ import { createServerSecretsRepository } from '../repositories/server-secrets-re
 import { createStoredSecretsRepository } from '../secrets/stored-secrets-repository.js';
 import { createSuppressionsRepository, suppressOnBounceOrComplaint } from '../suppressions/index.js';
 import { fanOutToWebhooks, createWebhooksRepository, createWebhookDeliveriesRepository } from '../webhooks/index.js';
-import { createWorkspacesRepository } from '../repositories/workspaces-repository.js';
+import { createWorkspacesRepository, createUsersRepository, createSessionsRepository, createMembersRepository, createInvitationsRepository } from '../people/index.js';
 import { createLogSearchRepository } from '../logs/log-search-repository.js';
 import { createCountersRepository } from '../stats/counters-repository.js';
 import { createMessageMimeRepository } from '../messages/message-mime-repository.js';
 import { createMessageDetailRepository } from '../messages/message-detail-repository.js';
-import { createUsersRepository } from '../people/users-repository.js';
-import { createSessionsRepository } from '../people/sessions-repository.js';
-import { createMembersRepository } from '../people/members-repository.js';
-import { createInvitationsRepository } from '../people/invitations-repository.js';
 import { createRetentionRepository } from '../retention/retention-repository.js';
 
 /** What acts on every published event, in order, inside its transaction (events/event-path.ts). */

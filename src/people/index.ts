@@ -18,3 +18,9 @@ export { createSetupService, SETUP_DONE, SETUP_LINK_REFUSED, SETUP_LINK_TTL_MS, 
 export { can, requireAbility, type Ability } from './roles.js';
 export { createMemberService, LAST_ADMIN } from './member-service.js';
 export { createInvitationService, ALREADY_MEMBER, INVITATION_NOT_FOUND, INVITATION_REFUSED, INVITATION_TTL_MS, type CreatedInvitation } from './invitation-service.js';
+export { createInvitationsRepository } from './invitations-repository.js';
+export { createMembersRepository } from './members-repository.js';
+export { createSessionsRepository } from './sessions-repository.js';
+export { createUsersRepository } from './users-repository.js';
+export { createWorkspaceService } from './workspace-service.js';
+export { createWorkspacesRepository } from './workspaces-repository.js';

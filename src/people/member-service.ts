@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError } from '../lib/errors.js';
 import type { MemberRole } from '../db/schema.js';
 import { nowIso } from '../lib/ids.js';
 import type { Store } from '../db/store.js';
-import { insertWorkspace, workspaceNameOf } from '../services/workspace-service.js';
+import { insertWorkspace, workspaceNameOf } from './workspace-service.js';
 import { roleOf } from './user-service.js';
 
 export const LAST_ADMIN = 'A workspace keeps at least one admin: make someone else admin first';

@@ -1,7 +1,7 @@
 import { ConflictError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { Store } from '../db/store.js';
-import { insertWorkspace, workspaceNameOf } from '../services/workspace-service.js';
+import { insertWorkspace, workspaceNameOf } from './workspace-service.js';
 import { checkNewPassword, hashPassword } from './password.js';
 import { accountEmailOf } from './user-service.js';
 import { newSecretToken, secretHash } from '../lib/secret-token.js';
