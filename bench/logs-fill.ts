@@ -12,7 +12,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { ulid } from 'ulid';
 import type { LogStatus, LogType } from '../src/db/schema.js';
-import { countColumnOf, LOG_COUNT_COLUMNS } from '../src/repositories/log-count-columns.js';
+import { countColumnOf, LOG_COUNT_COLUMNS } from '../src/stats/log-count-columns.js';
 
 export const SENDERS = ['receipts@shop.example', 'alerts@shop.example', 'news@shop.example', 'billing@shop.example', 'hello@shop.example'];
 /** Shares of the messages each sender sends: one sender carries half the log, as a real shop's receipts would. */

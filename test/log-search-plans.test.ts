@@ -18,7 +18,7 @@ import { storeKindOfDb } from '../src/db/database.js';
 import { newId } from '../src/lib/ids.js';
 import { logPageJsonQuery } from '../src/logs/log-page-json.js';
 import type { LogFilter } from '../src/logs/log-search-repository.js';
-import type { LogEntryRow } from '../src/repositories/logs-repository.js';
+import type { LogEntryRow } from '../src/logs/logs-repository.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 const SINCE = '2026-11-05T10:00:00.000Z';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LogStatus, LogType } from '../src/db/schema.js';
 import { newId } from '../src/lib/ids.js';
-import type { LogEntryRow } from '../src/repositories/logs-repository.js';
+import type { LogEntryRow } from '../src/logs/logs-repository.js';
 import { moveSendEntry } from '../src/sending/send-status-service.js';
 import { bucketStarts } from '../src/stats/stats-service.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';

@@ -4,7 +4,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../src/db/schema.js';
 import { createDeliveryJobsRepository } from '../src/repositories/delivery-jobs-repository.js';
-import { createLogsRepository } from '../src/repositories/logs-repository.js';
+import { createLogsRepository } from '../src/logs/logs-repository.js';
 import { createWebhookDeliveriesRepository } from '../src/webhooks/webhook-deliveries-repository.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 

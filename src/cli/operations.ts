@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { backupReport, backupStore } from '../operations/backup.js';
-import { rotateSecrets, rotationReport } from '../operations/rotate-secrets.js';
+import { backupReport, backupStore, rotateSecrets, rotationReport } from '../composition/index.js';
 import { printResult } from './output.js';
 import { cliConfig, required } from './store.js';
 

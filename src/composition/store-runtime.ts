@@ -7,7 +7,7 @@ import { loadReturnPathKeys } from '../inbound/return-path-key.js';
 import { createReturnPathSigner, type ReturnPathSigner } from '../inbound/return-path.js';
 import { createLogger as createConfiguredLogger } from '../observability/index.js';
 import type { Store } from '../db/store.js';
-import { openSecretKey } from '../secrets/secret-key.js';
+import { openSecretKey } from '../secrets/index.js';
 
 // What every process (and serve's delivery thread) opens first: the store, the installation's secret key, the
 // return-path keys. Apart from server.ts so that the delivery thread's bundle holds no HTTP layer.

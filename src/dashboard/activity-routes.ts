@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok, okJson } from '../http/envelope.js';
-import { LogsQuery } from '../logs/log-routes.js';
-import { SeriesQuery, StatsQuery } from '../stats/stats-routes.js';
+import { LogsQuery } from '../logs/index.js';
+import { SeriesQuery, StatsQuery } from '../stats/index.js';
 import { WorkspaceParams, workspaceIdOf } from './workspace-access.js';
 
 /**

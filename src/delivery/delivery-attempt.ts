@@ -1,7 +1,7 @@
 import type { AttemptOutcome, MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
 import type { SenderDomainCheck } from '../domains/index.js';
 import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
-import type { LogEntryRow } from '../repositories/logs-repository.js';
+import type { LogEntryRow } from '../logs/index.js';
 import { normalizeAddress } from '../lib/email-address.js';
 import { suppressedError } from '../suppressions/index.js';
 import type { JobContext } from './claim-context.js';

@@ -1,7 +1,7 @@
 import { hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import type { Store } from '../db/store.js';
 import { createSecretBox, RETURN_PATH_KEY } from '../lib/secret-box.js';
-import { RETURN_PATH_KEY_NAME } from '../secrets/stored-secrets-repository.js';
+import { RETURN_PATH_KEY_NAME } from '../secrets/index.js';
 
 const KEY_BYTES = 32;
 const INFO = 'mailroom return-path key v1';

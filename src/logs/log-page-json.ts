@@ -1,8 +1,7 @@
 import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely';
 import { storeKindOfDb } from '../db/database.js';
-import { LOG_COUNT_COLUMNS } from '../repositories/log-count-columns.js';
-import { rangeParts } from '../stats/range-counts.js';
-import type { LogFilter } from './log-search-repository.js';
+import { LOG_COUNT_COLUMNS, rangeParts } from '../stats/index.js';
+import type { LogFilter } from './log-filter.js';
 import { typeIs } from './type-condition.js';
 
 /** The fields of a log entry as the API shows it, in its order, under the names the page query gives them. */

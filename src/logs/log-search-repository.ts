@@ -1,6 +1,9 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { storeKindOfDb, type Db } from '../db/database.js';
 import { logPageJsonQuery } from './log-page-json.js';
+import type { LogFilter } from './log-filter.js';
+
+export type { LogFilter };
 import { typeIs } from './type-condition.js';
 import type { Database, LogStatus, LogType } from '../db/schema.js';
 
@@ -18,23 +21,6 @@ export interface LogEntryView {
   created_at: string;
   /** The message's tags, `{name: value}`; `{}` when none. */
   tags: Record<string, string>;
-}
-
-/** What GET /v1/send/logs filters by; every field optional, all combinable. */
-export interface LogFilter {
-  type?: LogType | undefined;
-  status?: LogStatus | undefined;
-  message_id?: string | undefined;
-  /** A recipient, compared case-insensitively. */
-  to?: string | undefined;
-  /** A sender's bare address, compared case-insensitively. */
-  from_email?: string | undefined;
-  /** `created_at` at or after (ISO 8601 UTC). */
-  since?: string | undefined;
-  /** `created_at` before (ISO 8601 UTC). */
-  until?: string | undefined;
-  /** Entries of messages sent with this tag (`tag=name:value`). */
-  tag?: { name: string; value: string } | undefined;
 }
 
 type EntryQuery<O> = SelectQueryBuilder<Database, 'log_entries', O>;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import { newId, nowIso } from '../lib/ids.js';
-import type { LogEntryRow } from '../repositories/logs-repository.js';
+import type { LogEntryRow } from '../logs/index.js';
 import { SenderDomainChangedError, type AcceptedSend, type AcceptedSendWriter } from './acceptance/accepted-sends.js';
 import { createRecentCache } from '../lib/recent-cache.js';
 import { ValidationError } from '../lib/errors.js';

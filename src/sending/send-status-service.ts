@@ -2,7 +2,7 @@ import { publishEvents } from '../events/index.js';
 import { eventAbout, type MessageEvent } from '../events/index.js';
 import { newId, nowIso } from '../lib/ids.js';
 import type { Repositories, Store } from '../db/store.js';
-import type { LogEntryRow } from '../repositories/logs-repository.js';
+import type { LogEntryRow } from '../logs/index.js';
 import { judgeTransition, type SendStatus } from './send-status.js';
 
 export type StatusChange = 'move' | 'duplicate' | 'refused' | 'unknown';

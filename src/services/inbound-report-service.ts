@@ -7,7 +7,7 @@ import { parseInboundMessage, type InboundResult, type ParsedReport } from '../i
 import { reportTarget, type ReportTarget } from '../inbound/report-target.js';
 import type { ReturnPathSigner } from '../inbound/return-path.js';
 import type { Repositories, Store } from '../db/store.js';
-import type { LogEntryRow } from '../repositories/logs-repository.js';
+import type { LogEntryRow } from '../logs/index.js';
 import { normalizeAddress } from '../lib/email-address.js';
 import { moveSendEntry, recordComplaint, type StatusChange } from '../sending/index.js';
 import { allRecipientsOf } from '../lib/message-recipients.js';

@@ -1,16 +1,13 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { LogStatus, LogType } from '../db/schema.js';
-import { LOG_COUNT_COLUMNS } from '../repositories/log-count-columns.js';
+import { LOG_COUNT_COLUMNS } from './log-count-columns.js';
 import { seriesJson, type Interval } from './series-json.js';
+import type { CounterRow } from './stats.js';
+
+export type { CounterRow };
 
 /** How many log entries of one (type, status) there are in some span. */
-export interface CounterRow {
-  type: LogType;
-  status: LogStatus;
-  count: number;
-}
-
 const counted = (rows: { type: LogType; status: LogStatus; count: unknown }[]): CounterRow[] =>
   // PostgreSQL answers bigint sums as text, to stay exact.
   rows.map((r) => ({ type: r.type, status: r.status, count: Number(r.count) }));

@@ -1,6 +1,12 @@
 import type { LogStatus, LogType } from '../db/schema.js';
-import { LOG_COUNT_COLUMNS, type LogCountColumn } from '../repositories/log-count-columns.js';
-import type { CounterRow } from './counters-repository.js';
+import { LOG_COUNT_COLUMNS, type LogCountColumn } from './log-count-columns.js';
+
+/** One (type, status) count of the hourly counters, or a sum of them. */
+export interface CounterRow {
+  type: LogType;
+  status: LogStatus;
+  count: number;
+}
 
 /** SPEC.md §2.4, derived from the log as the README's "Statistics" section states. */
 export interface Stats {

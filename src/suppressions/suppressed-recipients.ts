@@ -1,5 +1,5 @@
 import type { Repositories } from '../db/store.js';
-import type { LogEntryRow } from '../repositories/logs-repository.js';
+import type { LogEntryRow } from '../logs/index.js';
 import { normalizeAddress } from '../lib/email-address.js';
 
 /** The error detail of a recipient held back by the suppression list, at acceptance or at delivery. */

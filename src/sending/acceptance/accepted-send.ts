@@ -1,6 +1,6 @@
 import type { MessageAttachmentsTable, MessagesTable } from '../../db/schema.js';
 import type { MessageEvent } from '../../events/index.js';
-import type { LogEntryRow } from '../../repositories/logs-repository.js';
+import type { LogEntryRow } from '../../logs/index.js';
 import type { NewDeliveryJob } from '../messages-repository.js';
 
 /**

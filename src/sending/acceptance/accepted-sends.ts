@@ -6,7 +6,7 @@ import { holdBackSuppressed } from './suppressed-holdback.js';
 import type { AcceptanceHolds, AcceptanceLookups } from './acceptance-checks-repository.js';
 import type { Store } from '../../db/store.js';
 import { UnauthorizedError } from '../../lib/errors.js';
-import type { LogEntryRow } from '../../repositories/logs-repository.js';
+import type { LogEntryRow } from '../../logs/index.js';
 import type { NewDeliveryJob } from '../messages-repository.js';
 
 export type { AcceptedSend };

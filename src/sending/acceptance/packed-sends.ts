@@ -1,5 +1,5 @@
 import type { MessagesTable } from '../../db/schema.js';
-import type { LogEntryRow } from '../../repositories/logs-repository.js';
+import type { LogEntryRow } from '../../logs/index.js';
 import type { AcceptedSend } from './accepted-sends.js';
 
 /**

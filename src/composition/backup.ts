@@ -4,10 +4,10 @@ import SQLite from 'better-sqlite3';
 import { ConfigError, type Config } from '../config.js';
 import { sqliteFileOf, storeKindOf } from '../db/database.js';
 import { ConflictError, NotFoundError } from '../lib/errors.js';
-import { createStore, openReachableDatabase } from '../composition/index.js';
+import { createStore } from './store.js';
+import { openReachableDatabase } from './store-runtime.js';
 import { ensurePrivateFile, syncDir, writePrivateFileOnce } from '../lib/private-files.js';
-import { keyFileOf, readKeyFile, unlinkIfPresent } from '../secrets/key-file.js';
-import { KEY_CHECK_NAME, opensKeyCheck } from '../secrets/secret-key.js';
+import { keyFileOf, readKeyFile, unlinkIfPresent, KEY_CHECK_NAME, opensKeyCheck } from '../secrets/index.js';
 
 export interface BackupResult {
   /** The copy of the store. */

@@ -2,12 +2,11 @@ import type { KeyObject } from 'node:crypto';
 import { resolve } from 'node:path';
 import { ConfigError, type Config } from '../config.js';
 import { secretKeyFromText } from '../lib/config-values.js';
-import { createStore, openMigratedDatabase } from '../composition/index.js';
+import { createStore } from './store.js';
+import { openMigratedDatabase } from './store-runtime.js';
 import type { Repositories } from '../db/store.js';
 import { createSecretBox, SecretBoxError } from '../lib/secret-box.js';
-import { newKeyText, promoteNextKeyFile, readKeyFile, unlinkIfPresent, nextKeyFileOf, writeNextKeyFile } from '../secrets/key-file.js';
-import { KEY_CHECK_NAME, keyCheckValue, openSecretKey } from '../secrets/secret-key.js';
-import type { StoredSecret } from '../secrets/stored-secrets-repository.js';
+import { newKeyText, promoteNextKeyFile, readKeyFile, unlinkIfPresent, nextKeyFileOf, writeNextKeyFile, KEY_CHECK_NAME, keyCheckValue, openSecretKey, type StoredSecret } from '../secrets/index.js';
 
 export interface RotationResult {
   /** Secrets now sealed under the new key. */

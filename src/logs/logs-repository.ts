@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
 import type { LogCountersTable, LogEntriesTable, LogEntryTagsTable, LogHourlyCountsTable, LogStatus, LogType } from '../db/schema.js';
-import { countColumnOf, LOG_COUNT_COLUMNS, type LogCountColumn } from './log-count-columns.js';
+import { countColumnOf, LOG_COUNT_COLUMNS, type LogCountColumn } from '../stats/index.js';
 import { CompiledQuery } from 'kysely';
 import { storeKindOfDb } from '../db/database.js';
 import { lookUpByIndex } from '../db/index-plans.js';
