@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/observability/log-format.js';
-import { startDeliveryThread } from '../src/worker-thread/delivery-thread-supervisor.js';
+import { startDeliveryThread } from '../src/composition/delivery-thread-supervisor.js';
 import { acceptSends, exitWithin, relayEnv, smtpWorkspace, startHeldSink, tally, tearDownRig, type HeldSink, type SmtpWorkspace } from './helpers/delivery-rig.js';
 import { childrenOf, deliveryThreadOf, niceOf, threadsOf } from './helpers/npm-start.js';
 import { startServe, type ServeProcess } from './helpers/serve-process.js';

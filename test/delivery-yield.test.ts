@@ -6,8 +6,8 @@ import { createDeliveryWorker } from '../src/delivery/delivery-worker.js';
 import type { Provider } from '../src/delivery/provider.js';
 import { createProvider } from '../src/delivery/providers.js';
 import { createLogger } from '../src/observability/log-format.js';
-import { watchApiLoad } from '../src/worker-thread/api-load.js';
-import { startDeliveryThread } from '../src/worker-thread/delivery-thread-supervisor.js';
+import { watchApiLoad } from '../src/composition/api-load.js';
+import { startDeliveryThread } from '../src/composition/delivery-thread-supervisor.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 import { waitFor } from './helpers/wait-for.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createInboundReportService } from '../src/services/inbound-report-service.js';
+import { createInboundReportService } from '../src/inbound/inbound-report-service.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'inbound');

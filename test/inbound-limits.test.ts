@@ -19,7 +19,7 @@ import {
 import { parseInboundMessage } from '../src/inbound/parse-report.js';
 import { ADDRESS_HEADER_BYTES, REPORT_READ_BYTES, REPORT_READ_LINES } from '../src/inbound/read-limits.js';
 import { createThreadedReportParser, ParserUnavailableError, type ReportParse } from '../src/inbound/threaded-report-parser.js';
-import { createInboundReportService } from '../src/services/inbound-report-service.js';
+import { createInboundReportService } from '../src/inbound/inbound-report-service.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 import { waitFor } from './helpers/wait-for.js';
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import nodemailer from 'nodemailer';
 import { startInboundReceiver, type InboundReceiver } from '../src/inbound/inbound-receiver.js';
-import { createInboundReportService } from '../src/services/inbound-report-service.js';
+import { createInboundReportService } from '../src/inbound/inbound-report-service.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { freePort } from './helpers/free-port.js';
 import { startPostfix, type PostfixInstance } from './helpers/postfix.js';

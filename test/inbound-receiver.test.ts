@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import nodemailer from 'nodemailer';
 import { INBOUND_MAX_MESSAGE_BYTES, startInboundReceiver, type InboundReceiver } from '../src/inbound/inbound-receiver.js';
-import { createInboundReportService } from '../src/services/inbound-report-service.js';
+import { createInboundReportService } from '../src/inbound/inbound-report-service.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 
 const silent = { info() {}, warn() {}, error() {} };

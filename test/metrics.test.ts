@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import nodemailer from 'nodemailer';
 import { startInboundReceiver } from '../src/inbound/inbound-receiver.js';
-import { createInboundReportService } from '../src/services/inbound-report-service.js';
+import { createInboundReportService } from '../src/inbound/inbound-report-service.js';
 import { createBacklogRepository } from '../src/observability/backlog-repository.js';
 import { storeKindOfDb } from '../src/db/database.js';
 import { loadConfig } from '../src/config.js';

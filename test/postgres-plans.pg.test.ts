@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../src/db/schema.js';
-import { createDeliveryJobsRepository } from '../src/repositories/delivery-jobs-repository.js';
+import { createDeliveryJobsRepository } from '../src/delivery/delivery-jobs-repository.js';
 import { createLogsRepository } from '../src/logs/logs-repository.js';
 import { createWebhookDeliveriesRepository } from '../src/webhooks/webhook-deliveries-repository.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';

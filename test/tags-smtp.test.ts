@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import nodemailer from 'nodemailer';
 import { Webhook } from 'standardwebhooks';
 import { startInboundReceiver, type InboundReceiver } from '../src/inbound/inbound-receiver.js';
-import { createInboundReportService } from '../src/services/inbound-report-service.js';
+import { createInboundReportService } from '../src/inbound/inbound-report-service.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp-sink.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { formatParsedFiles, parseInboundFiles } from '../inbound/parse-files.js';
+import { formatParsedFiles, parseInboundFiles } from '../inbound/index.js';
 
 /** `mailroom inbound parse`: how Mailroom reads saved bounces, complaints and replies, without a server. */
 export function registerInboundCommands(program: Command): void {

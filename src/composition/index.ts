@@ -11,3 +11,4 @@ export { createLogger, openMigratedDatabase, openReachableDatabase, openReturnPa
 export { startDeliveryWorker, startWebhookDispatcher, startWorker, workerStoreOptions, WEBHOOK_POLL_MS, type RunningWorker, type WorkerRuntimeOptions } from './worker-runtime.js';
 export { backupReport, backupStore } from './backup.js';
 export { rotateSecrets, rotationReport } from './rotate-secrets.js';
+export { startDeliveryThread, type DeliveryThread } from './delivery-thread-supervisor.js';

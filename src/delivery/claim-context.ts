@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { MessagesTable } from '../db/schema.js';
-import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
+import type { DeliveryJob } from './delivery-jobs-repository.js';
 import type { Store } from '../db/store.js';
 import type { LogEntryRow } from '../logs/index.js';
 import type { AttachmentMeta } from '../sending/index.js';

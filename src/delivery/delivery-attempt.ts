@@ -1,6 +1,6 @@
 import type { AttemptOutcome, MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
 import type { SenderDomainCheck } from '../domains/index.js';
-import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
+import type { DeliveryJob } from './delivery-jobs-repository.js';
 import type { LogEntryRow } from '../logs/index.js';
 import { normalizeAddress } from '../lib/email-address.js';
 import { suppressedError } from '../suppressions/index.js';
@@ -10,7 +10,7 @@ import type { Envelope, SigningDomain } from './message-builder.js';
 import type { Provider, RecipientOutcome } from './provider.js';
 import type { ProviderTrouble } from './provider-trouble.js';
 import { BuilderUnavailableError, type MessageBuilder } from './threaded-message-builder.js';
-import type { ReturnPathSigner } from '../inbound/return-path.js';
+import type { ReturnPathSigner } from '../inbound/index.js';
 import { allRecipientsOf } from '../lib/message-recipients.js';
 import type { AttachmentLoader } from './attachment-loader.js';
 

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Store } from '../db/store.js';
-import type { DeliveryJob } from '../repositories/delivery-jobs-repository.js';
+import type { DeliveryJob } from './delivery-jobs-repository.js';
 import { loadClaimContext, type JobContext } from './claim-context.js';
 import { attemptDelivery } from './delivery-attempt.js';
 import { createOutcomeRecorder } from './outcome-recorder.js';
@@ -16,7 +16,7 @@ import { createWakeablePause } from '../lib/wakeable-pause.js';
 import { createSecretBox, DKIM_PRIVATE_KEY } from '../lib/secret-box.js';
 import { settleWithin, workGraceMs } from '../lib/settle-within.js';
 import { writeWhileStoreAway } from '../db/store-failure.js';
-import type { ReturnPathSigner } from '../inbound/return-path.js';
+import type { ReturnPathSigner } from '../inbound/index.js';
 import type { Metrics } from '../observability/index.js';
 
 /**

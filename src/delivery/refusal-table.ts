@@ -1,7 +1,4 @@
-import { classifyFinding, statusReason } from '../inbound/bounce-classifier.js';
-import { bounceSubtypeOf, isBounceReason } from '../inbound/bounce-reasons.js';
-import { certainlyUnknownUser, matches } from '../inbound/reason-patterns.js';
-import { emptyFinding, type BounceReason, type SmtpCommand } from '../inbound/types.js';
+import { classifyFinding, statusReason, bounceSubtypeOf, isBounceReason, certainlyUnknownUser, matches, emptyFinding, type BounceReason, type SmtpCommand } from '../inbound/index.js';
 
 /** Where in the SMTP session a reply came: the relay's greeting, EHLO, STARTTLS, AUTH, or a transaction's MAIL, RCPT or DATA. */
 export type SmtpStage = 'CONN' | 'EHLO' | 'STARTTLS' | 'AUTH' | 'MAIL' | 'RCPT' | 'DATA';

@@ -7,6 +7,9 @@ import { tagsObject } from '../lib/tags.js';
  * source (the worker, an inbound bounce or complaint, acceptance itself).
  * Kind-specific fields are present only for their kind.
  */
+/** Subtypes of hard bounces: the suppression list takes the address for these and no others. */
+export const HARD_BOUNCE_SUBTYPES: ReadonlySet<string> = new Set(['NoEmail', 'General']);
+
 export interface MessageEvent {
   /** `evt_…`: stays the same however often the event is delivered, so receivers can deduplicate. */
   id: string;

@@ -1,3 +1,4 @@
+import { HARD_BOUNCE_SUBTYPES } from '../events/index.js';
 import type { InboundKind } from './types.js';
 
 /**
@@ -101,8 +102,7 @@ export function kindOfReason(reason: Reason, permanent: boolean, delayed: boolea
   return !delayed && isHardReason(reason, permanent) ? 'hard_bounce' : 'soft_bounce';
 }
 
-/** Subtypes of hard bounces: the suppression list takes the address for these and no others. */
-export const HARD_BOUNCE_SUBTYPES: ReadonlySet<string> = new Set(['NoEmail', 'General']);
+export { HARD_BOUNCE_SUBTYPES };
 
 /** SES's `bounce_subtype` of a bounce for this reason; `Undetermined` for a reason that is no bounce. */
 export function bounceSubtypeOf(reason: Reason, hard: boolean): BounceSubtype {

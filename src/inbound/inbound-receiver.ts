@@ -5,7 +5,7 @@ import { createByteBudget } from '../lib/byte-budget.js';
 import type { InboundSettings } from '../config.js';
 import { listenFailure } from '../lib/listen-failure.js';
 import { RETURN_PATH_LABEL } from '../domains/index.js';
-import type { InboundVerdict, ReceivedReport } from '../services/inbound-report-service.js';
+import type { InboundVerdict, ReceivedReport } from './inbound-report-service.js';
 import { countClientConnections } from './client-connections.js';
 import { takeReport } from './report-intake.js';
 import { looksLikeReturnPath, type ReturnPathSigner } from './return-path.js';

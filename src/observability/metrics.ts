@@ -1,11 +1,22 @@
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { poolUseOf, storeKindOfDb, type Db } from '../db/database.js';
 import type { OffThreadReads } from '../db/sqlite-reader.js';
-import type { TroubleCount } from '../delivery/provider-trouble.js';
-import { WORKER_METRICS } from '../worker-thread/worker-messages.js';
 import { createBacklogRepository } from './backlog-repository.js';
 
 /** The ways a send comes in, for `mailroom_sends_total{way}`. */
+/**
+ * The metrics the delivery thread counts and `serve`'s own registry does not:
+ * what `serve`'s scrape adds from it. The rest (HTTP, sends, inbound reports,
+ * the store's gauges, the process's own CPU, memory and event loop) are
+ * `serve`'s.
+ */
+export const WORKER_METRICS = new Set([
+  'mailroom_delivery_outcomes_total',
+  'mailroom_provider_errors_total',
+  'mailroom_webhook_deliveries_total',
+  'mailroom_retention_pruned_rows_total',
+]);
+
 export type SendWay = 'http' | 'batch' | 'smtp' | 'resend' | 'dashboard';
 
 /** What one inbound report came to, for `mailroom_inbound_reports_total` (services/inbound-report-service.ts' verdict, narrowed). */
@@ -17,7 +28,7 @@ export interface InboundReportSeen {
 export interface MetricsOptions {
   db: Db;
   /** Provider trouble counted by this process's delivery worker (delivery/provider-trouble.ts), read at scrape time. */
-  troubleCounts?: () => TroubleCount[];
+  troubleCounts?: () => { provider: string; host: string; problem: string; count: number }[];
   /** The counts of `serve`'s delivery thread (worker-thread/), added to this registry's at each scrape. */
   workerMetrics?: () => Promise<MetricObjectWithValues<MetricValue<string>>[]>;
   /**

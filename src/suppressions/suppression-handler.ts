@@ -1,6 +1,5 @@
-import { HARD_BOUNCE_SUBTYPES } from '../inbound/bounce-subtype.js';
 import { normalizeAddress } from '../lib/email-address.js';
-import type { EventHandler } from '../events/index.js';
+import { HARD_BOUNCE_SUBTYPES, type EventHandler } from '../events/index.js';
 
 /**
  * Puts the recipient of a hard bounce or a complaint on the workspace's

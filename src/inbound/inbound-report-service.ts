@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { newId, nowIso } from '../lib/ids.js';
-import { reportedBounceSubtype } from '../inbound/bounce-subtype.js';
-import { isComplaintFeedback } from '../inbound/feedback-report.js';
-import { findReplyCode } from '../inbound/smtp-text.js';
-import { parseInboundMessage, type InboundResult, type ParsedReport } from '../inbound/parse-report.js';
-import { reportTarget, type ReportTarget } from '../inbound/report-target.js';
-import type { ReturnPathSigner } from '../inbound/return-path.js';
+import { reportedBounceSubtype } from './bounce-subtype.js';
+import { isComplaintFeedback } from './feedback-report.js';
+import { findReplyCode } from './smtp-text.js';
+import { parseInboundMessage, type InboundResult, type ParsedReport } from './parse-report.js';
+import { reportTarget, type ReportTarget } from './report-target.js';
+import type { ReturnPathSigner } from './return-path.js';
 import type { Repositories, Store } from '../db/store.js';
 import type { LogEntryRow } from '../logs/index.js';
 import { normalizeAddress } from '../lib/email-address.js';

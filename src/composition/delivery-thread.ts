@@ -6,9 +6,9 @@
  * no HTTP layer): loaded by serve once it listens.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { startWorker } from '../composition/worker-runtime.js';
+import { startWorker } from './worker-runtime.js';
 import { currentThreadId, lowerThreadPriority } from '../lib/thread-priority.js';
-import type { DeliveryThreadData, FromWorker, ToWorker } from './worker-messages.js';
+import type { DeliveryThreadData, FromWorker, ToWorker } from './delivery-thread-messages.js';
 
 async function run(port: MessagePort, { config, nice }: DeliveryThreadData): Promise<void> {
   // Before the worker starts its message builder thread, which then inherits this thread's priority.

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 import type { Config } from '../config.js';
 import { startModuleThread } from '../lib/module-worker.js';
-import type { DeliveryThreadData, FromWorker, ToWorker } from './worker-messages.js';
+import type { DeliveryThreadData, FromWorker, ToWorker } from './delivery-thread-messages.js';
 import { watchApiLoad } from './api-load.js';
 
 /** A restart after a crash waits this long at first, doubling up to RESTART_MAX_MS; a thread that ran RESTART_RESET_MS starts over at the first. */

@@ -25,16 +25,3 @@ export type FromWorker =
   /** Its worker runs, on the thread `tid` (Linux; undefined elsewhere) at `nice`, or undefined where it could not be lowered. */
   | { type: 'started'; tid: number | undefined; nice: number | undefined }
   | { type: 'metrics'; id: number; metrics: MetricObjectWithValues<MetricValue<string>>[] };
-
-/**
- * The metrics the delivery thread counts and `serve`'s own registry does not:
- * what `serve`'s scrape adds from it. The rest (HTTP, sends, inbound reports,
- * the store's gauges, the process's own CPU, memory and event loop) are
- * `serve`'s.
- */
-export const WORKER_METRICS = new Set([
-  'mailroom_delivery_outcomes_total',
-  'mailroom_provider_errors_total',
-  'mailroom_webhook_deliveries_total',
-  'mailroom_retention_pruned_rows_total',
-]);
