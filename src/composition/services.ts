@@ -7,7 +7,7 @@ import { createDnsVerifier, createDomainService } from '../domains/index.js';
 import { createHealthService, type Metrics } from '../observability/index.js';
 import { createLogService } from '../logs/index.js';
 import { createStatsService } from '../stats/index.js';
-import { createMessageDetailService } from '../messages/message-detail-service.js';
+import { createMessageDetailService } from '../messages/index.js';
 import { createInvitationService, createMemberService, createSessionService, createSetupService, createUserService, createWorkspaceService } from '../people/index.js';
 import { createMemoryRateLimiter, type RateLimiter } from '../lib/rate-limiter.js';
 import { createSuppressionService } from '../suppressions/index.js';

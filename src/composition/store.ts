@@ -12,9 +12,8 @@ import { createSuppressionsRepository, suppressOnBounceOrComplaint } from '../su
 import { fanOutToWebhooks, createWebhooksRepository, createWebhookDeliveriesRepository } from '../webhooks/index.js';
 import { createWorkspacesRepository, createUsersRepository, createSessionsRepository, createMembersRepository, createInvitationsRepository } from '../people/index.js';
 import { createCountersRepository } from '../stats/index.js';
-import { createMessageMimeRepository } from '../messages/message-mime-repository.js';
-import { createMessageDetailRepository } from '../messages/message-detail-repository.js';
-import { createRetentionRepository } from '../retention/retention-repository.js';
+import { createMessageMimeRepository, createMessageDetailRepository } from '../messages/index.js';
+import { createRetentionRepository } from '../retention/index.js';
 
 /** What acts on every published event, in order, inside its transaction (events/event-path.ts). */
 const EVENT_HANDLERS = [suppressOnBounceOrComplaint, fanOutToWebhooks] as const;

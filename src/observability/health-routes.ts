@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { RETRY_AFTER_STORE_DOWN_SECONDS } from '../lib/errors.js';
 import { HEALTH_PATH } from '../http/api-guard.js';
-import { retryAfter } from '../openapi/responses.js';
+import { retryAfter } from '../openapi/index.js';
 
 /** SPEC.md §4.9's answer, and the 503 that names what is unreachable. */
 const HEALTH_SCHEMA = {

@@ -12,3 +12,4 @@ export function startRetentionPruner(store: Store, config: Pick<Config, 'retenti
   pruner.start();
   return pruner;
 }
+export { createRetentionRepository } from './retention-repository.js';

@@ -1,4 +1,4 @@
-import type { MessageContent, MessageDetail } from '../../messages/message-detail-service.js';
+import type { MessageContent, MessageDetail } from '../../messages/index.js';
 import { CANCELED_BEFORE_SENDING } from '../../sending/index.js';
 
 /** GET /compat/resend/emails/{id}: Resend's email object. */
