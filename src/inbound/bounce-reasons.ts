@@ -1,5 +1,5 @@
 import { HARD_BOUNCE_SUBTYPES } from '../events/index.js';
-import type { InboundKind } from './types.js';
+import type { InboundKind } from './kinds.js';
 
 /**
  * The one reason taxonomy of Mailroom: why a recipient's message came back

@@ -1,4 +1,4 @@
-import type { SmtpCommand } from './types.js';
+import type { SmtpCommand } from './kinds.js';
 
 /**
  * Small readers of the text MTAs write about SMTP: addresses, enhanced status

@@ -1,15 +1,15 @@
 import type { BounceReason, Reason } from './bounce-reasons.js';
 import type { DsnReport } from './delivery-status.js';
+import type { InboundKind, SmtpCommand } from './kinds.js';
 
 export type { BounceReason, Reason } from './bounce-reasons.js';
+export type { InboundKind, SmtpCommand } from './kinds.js';
 
 /**
  * The parser's vocabulary, shared by its files. `parse-report.ts` is the entry
  * point; see it for how a message is taken apart.
  */
 
-/** What one recipient's outcome in an inbound message is. */
-export type InboundKind = 'delivered' | 'hard_bounce' | 'soft_bounce' | 'complaint' | 'autoreply' | 'none';
 
 /** One recipient's outcome: what `mailroom inbound parse --json` prints for each. */
 export interface InboundResult {
@@ -41,8 +41,6 @@ export interface ParsedReport {
   unreadable?: string;
 }
 
-/** The SMTP command a remote server's error answered, when the report says. */
-export type SmtpCommand = 'CONN' | 'HELO' | 'MAIL' | 'RCPT' | 'DATA';
 
 /**
  * What a format reader found about one recipient of a bounce or delivery
