@@ -106,7 +106,7 @@ async function bundle(threads: string[]): Promise<void> {
   // Written over in place, as tsc writes dist/: `npx mailroom` may rebuild (prepare) while a server runs from here.
   const result = await build({
     // The CLI's module without its last line (`await runCli(…)`): bin/mailroom.js calls runCli itself.
-    entryPoints: [{ in: join(DIST, 'cli', 'run.js'), out: 'cli' }, ...threads],
+    entryPoints: [{ in: join(DIST, 'commands', 'run.js'), out: 'cli' }, ...threads],
     entryNames: '[name]',
     outdir: OUT,
     bundle: true,

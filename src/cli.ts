@@ -1,4 +1,4 @@
-// The `mailroom` command (bin/mailroom.js, `npm start`): the commands themselves are in src/cli/.
-import { runCli } from './cli/run.js';
+// The `mailroom` command (bin/mailroom.js, `npm start`): the commands themselves are in src/commands/.
+import { runCli } from './commands/index.js';
 
 await runCli(process.argv.slice(2));

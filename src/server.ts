@@ -11,11 +11,10 @@ import { startInboundReceiver, type InboundReceiver, createInboundReportService,
 import { startSubmissionServer, type SubmissionServer } from './submission/submission-server.js';
 import type { WebhookDispatcher } from './webhooks/index.js';
 import { createAcceptedSendWriter, createThreadedSendWriter } from './sending/index.js';
-import { createStore, createServices, type Services, createLogger, openMigratedDatabase, openReturnPaths, withSecretKey, startDeliveryWorker, startWebhookDispatcher } from './composition/index.js';
+import { createStore, createServices, type Services, createLogger, openMigratedDatabase, openReturnPaths, withSecretKey, startDeliveryWorker, startWebhookDispatcher, startDeliveryThread, type DeliveryThread } from './composition/index.js';
 import type { Store } from './db/store.js';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './lib/rate-limiter.js';
 import { createMetrics, startMetricsListener, type Metrics, type MetricsOptions } from './observability/index.js';
-import { startDeliveryThread, type DeliveryThread } from './composition/index.js';
 import { closeConnectionsOnceIdle } from './lib/close-idle-connections.js';
 import { startRetentionPruner } from './retention/index.js';
 import { warnAboutServerSettings } from './db/postgres-settings.js';

@@ -80,7 +80,7 @@ export interface WorkerRuntimeOptions {
 /**
  * The delivery worker, the webhook dispatcher and the retention pruner over a
  * store connection of their own: `mailroom worker`, and `serve`'s delivery
- * thread (worker-thread/). Runs until `stop()`.
+ * thread (composition/delivery-thread.ts). Runs until `stop()`.
  */
 export async function startWorker(givenConfig: Config, options: WorkerRuntimeOptions = {}): Promise<RunningWorker> {
   const sqlite = storeKindOf(givenConfig) === 'sqlite';

@@ -164,7 +164,7 @@ export interface LogCountersTable {
 
 /**
  * The same counts per hour of the entries' `created_at` (`2026-11-22T10:00:00.000Z`), a column per
- * (type, status) pair (repositories/log-count-columns.ts): counts over a time range without counting entries.
+ * (type, status) pair (stats/log-count-columns.ts): counts over a time range without counting entries.
  */
 export interface LogHourlyCountsTable {
   workspace_id: string;

@@ -16,7 +16,7 @@ const DOMAIN_FIELDS = {
   created_at: Timestamp,
 };
 const DomainSummary = Type.Object(DOMAIN_FIELDS, { additionalProperties: false });
-/** What verification found at a record's name (services/record-checks.ts). */
+/** What verification found at a record's name (domains/record-checks.ts). */
 const RecordCheck = Type.Object(
   { found: Type.Boolean(), matches: Type.Boolean(), values: Type.Array(Type.String()), error: Type.Optional(Type.String()) },
   { additionalProperties: false },

@@ -19,7 +19,7 @@ export const LogsQuery = Type.Object(
     from_email: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
     since: Type.Optional(Type.String({ maxLength: 64 })),
     until: Type.Optional(Type.String({ maxLength: 64 })),
-    // `name:value`, checked by the service (sending/tags.ts).
+    // `name:value`, checked by the service (lib/tags.ts).
     tag: Type.Optional(Type.String({ maxLength: 600 })),
   },
   { additionalProperties: false },

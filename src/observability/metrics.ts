@@ -19,7 +19,7 @@ export const WORKER_METRICS = new Set([
 
 export type SendWay = 'http' | 'batch' | 'smtp' | 'resend' | 'dashboard';
 
-/** What one inbound report came to, for `mailroom_inbound_reports_total` (services/inbound-report-service.ts' verdict, narrowed). */
+/** What one inbound report came to, for `mailroom_inbound_reports_total` (inbound/inbound-report-service.ts' verdict, narrowed). */
 export interface InboundReportSeen {
   outcome: 'recorded' | 'duplicate' | 'ignored';
   results: { kind: string }[];
@@ -29,7 +29,7 @@ export interface MetricsOptions {
   db: Db;
   /** Provider trouble counted by this process's delivery worker (delivery/provider-trouble.ts), read at scrape time. */
   troubleCounts?: () => { provider: string; host: string; problem: string; count: number }[];
-  /** The counts of `serve`'s delivery thread (worker-thread/), added to this registry's at each scrape. */
+  /** The counts of `serve`'s delivery thread (composition/delivery-thread.ts), added to this registry's at each scrape. */
   workerMetrics?: () => Promise<MetricObjectWithValues<MetricValue<string>>[]>;
   /**
    * Node's process metrics (CPU, memory, GC, the event loop's delay): on by default; off in `serve`'s

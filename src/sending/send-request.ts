@@ -44,7 +44,7 @@ export interface SendRequest {
   /** `''` when the sender opted out of the generated text part (html only). */
   text: string | null;
   headers: [string, string][];
-  /** The caller's tags, in request order (sending/tags.ts). */
+  /** The caller's tags, in request order (lib/tags.ts). */
   tags: Tag[];
   /** When delivery may start (ISO 8601 UTC), or null: at once. */
   scheduledAt: string | null;

@@ -38,7 +38,7 @@ export const SendBody = Type.Object(
     text: OptionalText,
     reply_to: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String()), Type.Null()])),
     headers: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()])),
-    // Names and values are checked by the send service (sending/tags.ts), which can say what they may hold.
+    // Names and values are checked by the send service (lib/tags.ts), which can say what they may hold.
     tags: Type.Optional(Type.Union([Type.Array(Type.Object({ name: Type.String(), value: Type.String() }, { additionalProperties: false })), Type.Null()])),
     scheduled_at: OptionalText,
     attachments: Type.Optional(Type.Union([Type.Array(Attachment), Type.Null()])),

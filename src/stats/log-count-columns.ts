@@ -4,7 +4,7 @@ import type { LogStatus, LogType } from '../db/schema.js';
  * The (type, status) pairs a log entry can have, each a column of
  * log_hourly_counts: a `send` entry moves along the status table, a `bounce`
  * entry is always `bounced` and a `complaint` entry `complained`
- * (services/send-status.ts). One row per hour holds all of them, so a range
+ * (sending/send-status.ts). One row per hour holds all of them, so a range
  * of hours is as many rows as hours, and a time series' buckets come straight
  * off them. A new status is a new column (a migration).
  */

@@ -16,7 +16,7 @@ import { configuredCertificate, selfSignedCertificate } from './tls-certificate.
 /**
  * The SIZE announced, and the most DATA taken: 40 MB of attachments in base64
  * (4 bytes for 3, a CRLF every 76 characters) and 10 MiB for everything else,
- * as the send route's JSON body limit allows (routes/send.ts): 70 MiB.
+ * as the send route's JSON body limit allows (sending/send-routes.ts): 70 MiB.
  */
 export const SUBMISSION_MAX_MESSAGE_BYTES = 70 * 1024 * 1024;
 if (SUBMISSION_MAX_MESSAGE_BYTES < 10 * 1024 * 1024 + Math.ceil(MAX_ATTACHMENT_BYTES / 57) * 78) throw new Error('SUBMISSION_MAX_MESSAGE_BYTES is too small for MAX_ATTACHMENT_BYTES');

@@ -12,7 +12,7 @@ import { storeKindOfDb } from '../database.js';
 //   the same transactions, so counts over a time range (stats, time series,
 //   X-Total-Count) read one row per hour instead of counting entries. Filled
 //   here from the entries already written.
-// Written out, not imported: a migration stays as it was released (repositories/log-count-columns.ts is the live list).
+// Written out, not imported: a migration stays as it was released (stats/log-count-columns.ts is the live list).
 const LOG_COUNT_COLUMNS = [
   { type: 'send', status: 'sent', column: 'send_sent' },
   { type: 'send', status: 'delivered', column: 'send_delivered' },

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { storeKindOfDb } from '../database.js';
 
-// Tags of a send (issue 16, point 4; sending/tags.ts):
+// Tags of a send (issue 16, point 4; lib/tags.ts):
 // - messages.tags: the JSON object {name: value} in request order, null when none;
 // - log_entries.tags: the same on each entry of the message (its bounce and complaint entries copy
 //   it from the send entry), so a page of the log reads them off the rows it lists rather than off

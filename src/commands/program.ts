@@ -8,7 +8,7 @@ import { registerSandboxCommands } from './sandbox.js';
 import { registerServeCommands } from './serve.js';
 import { registerUserCommands } from './user.js';
 import { registerWorkspaceCommands } from './workspace.js';
-import { mailroomVersion } from './version.js';
+import { mailroomVersion } from '../cli/version.js';
 
 const MIN_DESCRIPTION_WIDTH = 40;
 
@@ -56,7 +56,7 @@ function reportErrorsOnOneLine(command: Command): void {
 /**
  * The `mailroom` command line. Each command group is one file of src/cli/
  * with a `register…` function: adding a command is a file and a line here.
- * Errors are thrown (exitOverride), for src/cli/run.ts to turn into a status.
+ * Errors are thrown (exitOverride), for src/commands/run.ts to turn into a status.
  */
 export function buildProgram(fromEnvFile: ReadonlySet<string>): Command {
   const program = new Command('mailroom')

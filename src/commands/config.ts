@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { effectiveSettings, formatSettings } from './config-report.js';
-import { printResult } from './output.js';
+import { effectiveSettings, formatSettings } from '../cli/config-report.js';
+import { printResult } from '../cli/output.js';
 
 /** `mailroom config`: the settings this process would run with, and where each came from. */
 export function registerConfigCommand(program: Command, fromEnvFile: ReadonlySet<string>): void {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { NotFoundError } from '../lib/errors.js';
-import { printResult } from './output.js';
+import { printResult } from '../cli/output.js';
 import { withServices } from './store.js';
 
 /** `mailroom sandbox show`: what the sandbox provider "delivered". */

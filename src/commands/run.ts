@@ -1,10 +1,10 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
-import { maskUrlPassword } from './config-report.js';
+import { maskUrlPassword } from '../cli/config-report.js';
 import { UnreachableError } from '../db/database.js';
 import { AppError } from '../lib/errors.js';
 import { UsageError } from '../lib/usage-error.js';
-import { loadEnvFile } from './env-file.js';
+import { loadEnvFile } from '../cli/env-file.js';
 import { buildProgram } from './program.js';
 
 /** An error as the one line `mailroom:` prints: no stack, no line breaks, no password of a URL. */

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { backupReport, backupStore, rotateSecrets, rotationReport } from '../composition/index.js';
-import { printResult } from './output.js';
+import { printResult } from '../cli/output.js';
 import { cliConfig, required } from './store.js';
 
 /** `mailroom secrets rotate` and `mailroom backup`: the store's secrets and copies (src/operations/). */

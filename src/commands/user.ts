@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { promptNewPassword, readPasswordFromStdin } from '../lib/password-input.js';
-import { formatTable, printResult } from './output.js';
+import { formatTable, printResult } from '../cli/output.js';
 import { required, withServices } from './store.js';
 
 interface PasswordOptions {

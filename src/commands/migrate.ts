@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { migrateToLatest } from '../db/migrator.js';
 import { openReachableDatabase } from '../composition/index.js';
-import { printResult } from './output.js';
+import { printResult } from '../cli/output.js';
 import { cliConfig } from './store.js';
 
 /** `mailroom migrate`: what every process does first, alone. */

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { formatTable, printResult } from './output.js';
+import { formatTable, printResult } from '../cli/output.js';
 import { required, withServices } from './store.js';
 
 /** `mailroom workspace create|list`. */
