@@ -10,7 +10,7 @@ import { startServe, type ServeProcess } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 
-// `mailroom serve` runs its delivery worker on a thread of its own (src/worker-thread/): a real process,
+// `mailroom serve` runs its delivery worker on a thread of its own (src/composition/delivery-thread.ts): a real process,
 // relaying to a loopback SMTP sink, on the store this run exercises; and the thread's supervisor over
 // stand-in threads that die or hang, which the real one does only when something is badly wrong.
 const METRICS_TOKEN = 'delivery-thread-test-token';
