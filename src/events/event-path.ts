@@ -20,9 +20,9 @@ declare module '../db/store.js' {
  * The one internal event path (DESIGN.md §3). Every source of events (the
  * send service at acceptance, the delivery worker, the inbound parsers)
  * publishes here, inside the transaction that changed the statuses, so an
- * event is recorded if and only if its change is.
+ * event is recorded if and only if its change is. Records `events` and runs
+ * every handler over them: call inside a transaction, with its repositories.
  */
-/** Records `events` and runs every handler over them. Call inside a transaction, with its repositories. */
 export async function publishEvents(repos: Repositories, events: MessageEvent[]): Promise<void> {
   if (events.length === 0) return;
   await repos.messageEvents.insertMany(
