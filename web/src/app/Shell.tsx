@@ -1,5 +1,5 @@
 import { useState, type ComponentType } from 'react';
-import { CopyButton } from '../components/CopyButton';
+import { FirstKeyNotice } from './FirstKeyNotice';
 import { ApiKeysPage } from '../features/api-keys/ApiKeysPage';
 import { DomainsPage } from '../features/domains/DomainsPage';
 import { LogsPage } from '../features/logs/LogsPage';
@@ -110,16 +110,7 @@ export function Shell({ session, path, onSignedOut, onSessionChanged, apiKey: fi
         ))}
       </nav>
       <main className="content">
-        {apiKey && (
-          <section className="card notice-card" aria-labelledby="key-title">
-            <h2 id="key-title">The workspace's first API key</h2>
-            <p>It is shown only now: copy it somewhere safe.</p>
-            <div className="secret-row">
-              <code className="secret">{apiKey}</code>
-              <CopyButton value={apiKey} />
-            </div>
-          </section>
-        )}
+        {apiKey && <FirstKeyNotice apiKey={apiKey} />}
         {Page && workspace && <Page key={workspace.id} workspaceId={workspace.id} role={workspace.role} userId={session.user.id} />}
         {ItemPage && workspace && item?.id && (
           <ItemPage key={`${workspace.id} ${item.id}`} workspaceId={workspace.id} role={workspace.role} userId={session.user.id} id={item.id} />
