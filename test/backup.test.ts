@@ -83,7 +83,7 @@ describe('mailroom backup', () => {
       assert.deepEqual([refused.status, refused.stderr], [1, `mailroom: ${to} exists: mailroom backup does not overwrite\n`]);
       await serve.stop();
 
-      // Restored as README says: the two files as mailroom.db and secret.key of a new data dir.
+      // Restored as docs/secrets-and-backups.md says: the two files as mailroom.db and secret.key of a new data dir.
       const restoredDir = join(store.dataDir, 'restored');
       mkdirSync(restoredDir);
       copyFileSync(to, join(restoredDir, 'mailroom.db'));

@@ -46,7 +46,7 @@ const EXPENSIVE_MS = 25;
  * answer kept for its Idempotency-Key; and the migrations' own bookkeeping.
  */
 const WRITTEN_WHEN_REFUSED = new Set(['sign_in_failures', 'idempotency_keys', 'mailroom_migrations', 'mailroom_migrations_lock']);
-/** Routes that answer without the envelope: the probes, the scrape and the OpenAPI document (README, SPEC.md §4.9). */
+/** Routes that answer without the envelope: the probes, the scrape and the OpenAPI document (docs/api.md, SPEC.md §4.9). */
 const BARE_ROUTES = new Set([HEALTH_PATH, LIVENESS_PATH, READINESS_PATH, METRICS_PATH, OPENAPI_PATH]);
 /** Requests one dashboard session makes before the next takes over: under its 600 a minute (DASHBOARD_REQUESTS_PER_MIN). */
 const SESSION_REQUESTS = 500;

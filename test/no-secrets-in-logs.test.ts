@@ -8,7 +8,7 @@
  * CSRF-guarded calls and an invitation link, refused keys and metrics tokens.
  * Then every line it (and each CLI command) wrote is scanned for every secret
  * it was given or handed out. The one line let through is the setup link the
- * first start prints on purpose (README: the link is how the first admin gets
+ * first start prints on purpose (docs/secrets-and-backups.md: the link is how the first admin gets
  * in); its token may appear nowhere else.
  */
 import assert from 'node:assert/strict';

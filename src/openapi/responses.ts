@@ -41,7 +41,7 @@ export function Ok<T extends TSchema>(data: T) {
   return Type.Object({ success: Type.Literal(true), data }, { additionalProperties: false });
 }
 
-/** What each error status means on this API (DESIGN.md §2, README "Errors"). */
+/** What each error status means on this API (DESIGN.md §2, docs/api.md "Errors"). */
 const ERROR_MEANINGS = {
   400: 'The request is not valid: the sentence names the field, query parameter or header.',
   401: 'The API key is missing or invalid: "Invalid or missing API key".',
