@@ -1,4 +1,4 @@
-import type { EnvSchema } from './config.js';
+import type { EnvSchema } from '../config.js';
 
 /** A variable EnvSchema declares: every name loadConfig reads. */
 export type ConfigVariable = keyof (typeof EnvSchema)['properties'];
