@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { CopyButton } from '../../components/CopyButton';
 import { FormError } from '../../components/FormError';
+import { RoleNote } from '../../components/RoleNote';
 import { LiveToggle } from '../../components/LiveToggle';
 import { useLive } from '../../lib/live';
 import { navigate } from '../../lib/router';
@@ -93,7 +94,8 @@ export function MessagePage({ workspaceId, role, id }: MessagePageProps) {
                   <dt>Scheduled</dt>
                   <dd className="scheduled-row">
                     <time dateTime={message.scheduled_at}>{when(message.scheduled_at)}</time>
-                    {role !== 'viewer' && isCancelable(message) && <CancelScheduled path={path} onDone={() => void reload()} />}
+                    {isCancelable(message) &&
+                      (role !== 'viewer' ? <CancelScheduled path={path} onDone={() => void reload()} /> : <RoleNote role={role}>admins and developers can cancel it until then</RoleNote>)}
                   </dd>
                 </>
               )}
@@ -129,7 +131,7 @@ export function MessagePage({ workspaceId, role, id }: MessagePageProps) {
               <RecipientTimeline key={recipient.to} recipient={recipient} index={i} />
             ))}
           </section>
-          <MessageWebhooks workspaceId={workspaceId} deliveries={message.webhook_deliveries} canChange={role !== 'viewer'} onRetried={() => void reload()} />
+          <MessageWebhooks workspaceId={workspaceId} deliveries={message.webhook_deliveries} role={role} onRetried={() => void reload()} />
           <Attachments path={path} attachments={message.attachments} contentExpiredAt={message.content_expired_at} />
           {message.content_expired_at ? <ExpiredContent at={message.content_expired_at} /> : <MessageBody path={path} hasHtml={message.has_html} />}
         </>
