@@ -30,6 +30,7 @@ describe('controls each role can use, in Chromium', () => {
   let chromium: TestBrowser;
   let page: Page;
   let workspaceId = '';
+  let v1: ReturnType<typeof v1Caller>;
   /** Every answer of the dashboard API the server refused (4xx but the 401 before signing in). */
   const refused: string[] = [];
 
@@ -44,13 +45,13 @@ describe('controls each role can use, in Chromium', () => {
 
   before(async () => {
     store = await freshStore();
-    server = await startServe({ ...store.env, WEBHOOK_ALLOW_PRIVATE: 'true' });
+    server = await startServe({ ...store.env, WEBHOOK_ALLOW_PRIVATE: 'true', WORKER_POLL_MS: '20' });
     const { workspaceId: id, apiKey } = createWorkspace(store.env, 'Analytical Engines Ltd');
     workspaceId = id;
     createMember(store.env, workspaceId, ADA, 'admin', PASSWORD);
     createMember(store.env, workspaceId, VIC, 'viewer', PASSWORD);
     // Something in every list, so that a row's Delete or Remove would show if it were offered.
-    const v1 = v1Caller(server.base, apiKey);
+    v1 = v1Caller(server.base, apiKey);
     for (const [path, body] of [
       ['/v1/api-keys', { name: 'Production deploys (eu-west-1)' }],
       ['/v1/domains', { domain: 'transactional.eu-west.analytical-engines.example' }],
@@ -164,6 +165,20 @@ describe('controls each role can use, in Chromium', () => {
     await vic.getByRole('button', { name: /^Deliveries to / }).first().click();
     await vic.getByText('Events show here once they are sent.').waitFor();
     assert.deepEqual(await vic.locator('main').getByRole('button', { name: /^(Send a test|Rotate|Delete)/ }).allTextContents(), []);
+
+    // A message: its scheduled send cannot be canceled, nor its webhook deliveries retried, by a viewer, and the page says who can.
+    const from = 'Analytical Engines Billing <billing@sandbox.mailroom.test>';
+    const later = await v1('POST', '/v1/send', { from_email: from, to: ['later@example.com'], subject: 'Your renewal', text: 'Soon.', scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
+    await vic.goto(`${server.base}/messages/${later.body.data.message_id}`);
+    await vic.getByText('You are a viewer in this workspace: admins and developers can cancel it until then.').waitFor();
+    assert.equal(await vic.getByRole('button', { name: /^Cancel/ }).count(), 0);
+    await chromium.shoot('viewer-message-scheduled', vic);
+    const sent = await v1('POST', '/v1/send', { from_email: from, to: ['delivered@simulator.mailroom.test'], subject: 'Your receipt', text: 'Thanks.' });
+    await vic.goto(`${server.base}/messages/${sent.body.data.message_id}`);
+    await vic.locator('table.message-hooks tbody tr').first().waitFor();
+    await vic.getByText('You are a viewer in this workspace: admins and developers retry deliveries.').waitFor();
+    assert.equal(await vic.getByRole('button', { name: /^Retry/ }).count(), 0);
+    await chromium.shoot('viewer-message-webhooks', vic);
     await vic.context().close();
   });
 

@@ -1,3 +1,4 @@
+import { Fragment } from 'react';
 import { byteSize, when, type Attachment } from './types';
 
 interface AttachmentsProps {
@@ -6,6 +7,16 @@ interface AttachmentsProps {
   attachments: Attachment[];
   /** When the retention pruner dropped the files (their list stays), or null while they are kept. */
   contentExpiredAt: string | null;
+}
+
+/** A MIME type or Content-ID, offered to wrap after its `/`, `;`, `.`, `@` and `-` before anywhere else. */
+function Breakable({ text }: { text: string }) {
+  return text.split(/(?<=[/;.@-])/).map((part, i) => (
+    <Fragment key={i}>
+      {i > 0 && <wbr />}
+      {part}
+    </Fragment>
+  ));
 }
 
 /**
@@ -45,13 +56,18 @@ export function Attachments({ path, attachments, contentExpiredAt }: Attachments
                 <span className="url">{a.filename}</span>
               </td>
               <td data-label="Type">
-                <code>{a.content_type}</code>
+                <code>
+                  <Breakable text={a.content_type} />
+                </code>
               </td>
               <td data-label="Size">{byteSize(a.size)}</td>
               <td data-label="Shown as">
                 {a.content_id ? (
                   <span>
-                    Inline <code className="url">cid:{a.content_id}</code>
+                    Inline{' '}
+                    <code>
+                      <Breakable text={`cid:${a.content_id}`} />
+                    </code>
                   </span>
                 ) : (
                   'Attachment'
