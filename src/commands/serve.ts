@@ -3,19 +3,15 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { startServer } from '../server.js';
 import { createLogger, startWorker } from '../composition/index.js';
-import { isPublicHostName } from '../lib/domain-name.js';
+import { mailHostnameProblem } from '../domains/index.js';
 import { stopOnSignal } from '../lib/stop-on-signal.js';
 import { cliConfig } from './store.js';
 
 /** What an operator should see first in the log: where the data is, and a host name DNS cannot use. */
 export function logStartNotes(log: Logger, config: Config): void {
   log.info({ dataDir: config.dataDir }, `data directory ${config.dataDir}`);
-  if (!isPublicHostName(config.mailHostname)) {
-    log.warn(
-      { mailHostname: config.mailHostname },
-      `MAILROOM_HOSTNAME is ${JSON.stringify(config.mailHostname)}, not a fully qualified domain name: the DNS records Mailroom suggests (return-path MX, SPF) will be wrong; set MAILROOM_HOSTNAME to this machine's public name, e.g. mail.example.com`,
-    );
-  }
+  const hostnameProblem = mailHostnameProblem(config.mailHostname);
+  if (hostnameProblem) log.warn({ mailHostname: config.mailHostname }, hostnameProblem);
 }
 
 /** `mailroom serve` and `mailroom worker`: the long-running processes. */
