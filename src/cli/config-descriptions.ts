@@ -70,7 +70,7 @@ export const CONFIG_DESCRIPTIONS: Record<ConfigVariable, ConfigDescription> = {
   },
   MAILROOM_HOSTNAME: {
     default: "the machine's host name",
-    meaning: "public name of this installation: the return path's MX target and the SPF `a:` host ([Reverse DNS and the host name](operations.md#reverse-dns-and-the-host-name))",
+    meaning: "public name of this installation: the return path's MX target and the SPF `a:` host; when it is not a name public DNS can use, start-up logs a warning and the dashboard's Domains page shows one ([Reverse DNS and the host name](operations.md#reverse-dns-and-the-host-name))",
   },
   SPF_INCLUDE: { meaning: "an `include:` to add to the suggested SPF records (your relay's or provider's)" },
   TRUST_PROXY: {
