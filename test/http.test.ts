@@ -6,7 +6,7 @@ import { startServer } from '../src/server.js';
 import { loadConfig } from '../src/config.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 import { mailroomCommand } from './helpers/serve-process.js';
-import { freshStore } from './helpers/test-store.js';
+import { migratedStore } from './helpers/test-store.js';
 
 describe('HTTP envelope and error mapping', () => {
   let t: TestApp;
@@ -100,7 +100,7 @@ describe('HTTP envelope and error mapping', () => {
 
 describe('a real listening server', () => {
   it('serves the API over TCP on HOST:PORT', async () => {
-    const store = await freshStore();
+    const store = await migratedStore();
     const env = { ...store.env, LOG_LEVEL: 'silent' };
     const created = mailroomCommand(['workspace', 'create', '--name', 'Listen', '--json'], env);
     const { api_key: apiKey } = JSON.parse(created.stdout);

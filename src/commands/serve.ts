@@ -5,7 +5,7 @@ import { startServer } from '../server.js';
 import { createLogger, startWorker } from '../composition/index.js';
 import { isPublicHostName } from '../lib/domain-name.js';
 import { stopOnSignal } from '../lib/stop-on-signal.js';
-import { cliConfig } from './store.js';
+import { useExistingStore, useOrCreateStore } from './store.js';
 
 /** What an operator should see first in the log: where the data is, and a host name DNS cannot use. */
 export function logStartNotes(log: Logger, config: Config): void {
@@ -24,7 +24,7 @@ export function registerServeCommands(program: Command): void {
     .command('serve')
     .description('Run the HTTP API and the delivery worker (migrations are applied first)')
     .action(async () => {
-      const config = cliConfig();
+      const config = await useOrCreateStore();
       logStartNotes(createLogger(config), config);
       // Listening before starting: Fastify resolves listen() a turn of the event loop after the socket
       // is open, and a SIGTERM in that gap would end the process without a clean stop.
@@ -41,7 +41,8 @@ export function registerServeCommands(program: Command): void {
     .command('worker')
     .description('Run the delivery worker alone (for API and workers on separate machines)')
     .action(async () => {
-      const config = cliConfig();
+      // A worker does not make the store: one that did would poll a store no API sends into.
+      const config = await useExistingStore();
       logStartNotes(createLogger(config), config);
       const starting = startWorker(config);
       stopOnSignal(async (signal) => {
