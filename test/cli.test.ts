@@ -171,9 +171,9 @@ describe('the mailroom command', () => {
     assert.ok(config.dataDir.endsWith('/data'));
   });
 
-  it('prints its version with --version and -V, from package.json', () => {
+  it('prints its version with --version, -V and -v, from package.json', () => {
     const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8'));
-    for (const flag of ['--version', '-V']) {
+    for (const flag of ['--version', '-V', '-v']) {
       const res = mailroom([flag], {});
       assert.deepEqual([res.status, res.stdout, res.stderr], [0, `${version}\n`, '']);
     }
