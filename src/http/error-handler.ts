@@ -28,7 +28,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const dialect = request.routeOptions.config?.dialect;
     // The budget that refused, in place of the request's own the guard reported.
     if (error instanceof RecipientLimitError) reportBudget(reply, error.budget, dialect, Math.floor(Date.now() / 1000));
-    if (!dialect) return reply.code(status).send(fail(message));
+    if (!dialect) return reply.code(status).send(fail(message, error instanceof AppError ? error.hint : undefined));
     const answer = dialect.failure({ status, message, error });
     return reply.code(answer.status).send(answer.body);
   });
