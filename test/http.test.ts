@@ -64,7 +64,7 @@ describe('HTTP envelope and error mapping', () => {
   it('answers malformed JSON, an empty JSON body and a wrong content type in the envelope', async () => {
     const headers = { 'x-api-key': t.apiKey, 'content-type': 'application/json' };
     const bad = await t.app.inject({ method: 'POST', url: '/v1/send', headers, payload: '{"to": [' });
-    assert.deepEqual([bad.statusCode, bad.json()], [400, { success: false, error: 'Request body is not valid JSON' }]);
+    assert.deepEqual([bad.statusCode, bad.json()], [400, { success: false, error: 'Request body is not valid JSON: it ends too soon, at line 1, column 9' }]);
     const empty = await t.app.inject({ method: 'POST', url: '/v1/send', headers, payload: '' });
     assert.deepEqual([empty.statusCode, empty.json()], [400, { success: false, error: 'Request body must not be empty when Content-Type is application/json' }]);
     const text = await t.app.inject({ method: 'POST', url: '/v1/send', headers: { 'x-api-key': t.apiKey, 'content-type': 'text/plain' }, payload: 'hi' });
