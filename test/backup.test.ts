@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { BIN, mailroomCommand, startServe, type ServeProcess } from './helpers/serve-process.js';
-import { freshStore, type FreshStore } from './helpers/test-store.js';
+import { migratedStore, type FreshStore } from './helpers/test-store.js';
 import { verifyDkim } from './helpers/verified-domain.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -32,7 +32,7 @@ describe('mailroom backup', () => {
   let store: FreshStore;
   let dns: TestDnsServer;
   before(async () => {
-    store = await freshStore('sqlite');
+    store = await migratedStore('sqlite');
     dns = await startDnsServer();
   });
   after(async () => {

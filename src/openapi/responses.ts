@@ -30,9 +30,13 @@ const IDEMPOTENT_REPLAYED = {
 /** On the lists that are paged: the number of entries matching the filter, over all pages. */
 export const TOTAL_COUNT = { 'X-Total-Count': header('Entries matching the filter, over all pages.', Type.Integer(), true) };
 
-/** SPEC.md §1: `{success: false, error}`, the error one sentence that names the offending field where there is one. */
+/** SPEC.md §1: `{success: false, error}`, the error one sentence that names the offending field where there is one; a `hint` beside it on a few. */
 export const ErrorEnvelope = Type.Object(
-  { success: Type.Literal(false), error: Type.String({ description: 'A human-readable sentence saying what went wrong.' }) },
+  {
+    success: Type.Literal(false),
+    error: Type.String({ description: 'A human-readable sentence saying what went wrong.' }),
+    hint: Type.Optional(Type.String({ description: 'On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key.' })),
+  },
   { additionalProperties: false },
 );
 
