@@ -23,7 +23,7 @@ export function registerOperationsCommands(program: Command): void {
 
   program
     .command('backup')
-    .description('Copy the SQLite store to FILE while Mailroom serves, and its key file to FILE.key (PostgreSQL: pg_dump, see the README)')
+    .description('Copy the SQLite store to FILE while Mailroom serves, and its key file to FILE.key (PostgreSQL: pg_dump, see docs/secrets-and-backups.md)')
     .usage('--to FILE [--json]')
     .option('--to <FILE>', 'where the copy goes (it must not exist)')
     .option('--json', 'print {file, key_file, pages}')

@@ -35,7 +35,7 @@ const ALL_PAGES = 0x7fffffff;
  */
 export async function backupStore(config: Config, to: string, copying: (source: string) => void = () => {}): Promise<BackupResult> {
   if (storeKindOf(config) === 'postgres') {
-    throw new ConfigError('mailroom backup copies the embedded SQLite store; with DATABASE_URL, back PostgreSQL up with pg_dump (README: Backup and restore) and keep MAILROOM_SECRET_KEY with it');
+    throw new ConfigError('mailroom backup copies the embedded SQLite store; with DATABASE_URL, back PostgreSQL up with pg_dump (docs/secrets-and-backups.md) and keep MAILROOM_SECRET_KEY with it');
   }
   const source = sqliteFileOf(config.dataDir);
   if (!existsSync(source)) throw new NotFoundError(`There is no store to back up at ${source} (MAILROOM_DATA_DIR)`);
