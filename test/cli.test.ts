@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -22,9 +22,14 @@ describe('the mailroom command', () => {
   });
   after(() => store.drop());
 
-  it('lists its commands with --help, through npx as the README says', () => {
-    const res = spawnSync('npx', ['mailroom', '--help'], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8' });
+  it('lists its commands with --help, run from the checkout as the README says, and builds nothing', () => {
+    const root = join(import.meta.dirname, '..');
+    const bundle = join(root, 'dist', 'bundle', 'cli.js');
+    const built = statSync(bundle).mtimeMs;
+    const res = spawnSync(process.execPath, ['bin/mailroom.js', '--help'], { cwd: root, encoding: 'utf8' });
     assert.equal(res.status, 0);
+    assert.equal(statSync(bundle).mtimeMs, built, 'the bundle it runs was not rebuilt');
+    assert.match(readFileSync(join(root, 'README.md'), 'utf8'), /`node bin\/mailroom\.js --help` lists every/);
     for (const command of ['serve', 'worker', 'migrate', 'workspace create --name NAME [--json]', 'api-key create', 'user create --email EMAIL', 'sandbox show', 'inbound parse FILE... [--json]']) {
       assert.ok(res.stdout.includes(command), `--help mentions ${command}`);
     }
