@@ -185,12 +185,14 @@ export interface SmtpWorkspace {
 }
 
 /**
- * A workspace (through `mailroom workspace create`, which migrates the store)
+ * A workspace (through `mailroom migrate`, then `mailroom workspace create`)
  * and a verified domain row with a real DKIM key inserted directly: the smtp
  * provider sends only from a verified domain, and DNS verification is not what
  * these tests are about.
  */
 export async function smtpWorkspace(storeEnv: Record<string, string>, domain = 'crash.example'): Promise<SmtpWorkspace> {
+  const migrated = mailroomCommand(['migrate'], storeEnv);
+  assert.equal(migrated.status, 0, migrated.stderr);
   const created = mailroomCommand(['workspace', 'create', '--name', 'Delivery', '--json'], storeEnv);
   assert.equal(created.status, 0, created.stderr);
   const { workspace_id: workspaceId, api_key: apiKey } = JSON.parse(created.stdout) as { workspace_id: string; api_key: string };

@@ -19,7 +19,7 @@ export function FirstKeyNotice({ apiKey }: { apiKey: string }) {
         shows up on this workspace's Overview and Logs.
       </p>
       <div className="secret-row">
-        <code className="secret shell-line" aria-label="Shell line setting MAILROOM_API_KEY">
+        <code className="shell-line" aria-label="Shell line setting MAILROOM_API_KEY">
           {exportLine}
         </code>
         <CopyButton value={exportLine} label="Copy line" />
