@@ -60,7 +60,9 @@ export function MessageWebhooks({ workspaceId, deliveries, canChange, onRetried 
               <tr key={d.id}>
                 <td data-label="Event">{d.event}</td>
                 <td data-label="Endpoint">
-                  <span className="url">{urlOf(d.webhook_id)}</span>
+                  <span className="url" title={urlOf(d.webhook_id)}>
+                    {urlOf(d.webhook_id)}
+                  </span>
                 </td>
                 <td data-label="Status">
                   <div>
