@@ -1,5 +1,5 @@
 /**
- * The layout's import rules (docs/ARCHITECTURE.md, Layout), checked by
+ * The layout's import rules (docs/architecture.md, Layout), checked by
  * test/layout.test.ts: a capability folder of src/ is reached only through
  * its index.ts; plumbing imports no capability; no file imports itself back
  * through a circle, type-only imports included.

@@ -170,12 +170,15 @@ async function warmUp(): Promise<void> {
     SUBMISSION_PORT: await freePort(),
     LOG_LEVEL: 'error',
   };
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'mailroom.js'), 'serve'], { cwd: dataDir, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  // Its stderr (the store it makes, say) is shown only when it fails: a build that worked says nothing of it.
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'mailroom.js'), 'serve'], { cwd: dataDir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   try {
     const deadline = Date.now() + WARM_UP_TIMEOUT_MS;
     while (!existsSync(CODE_CACHE)) {
-      if (child.exitCode !== null) throw new Error(`the bundled server exited (${child.exitCode}) before writing its code cache`);
+      if (child.exitCode !== null) throw new Error(`the bundled server exited (${child.exitCode}) before writing its code cache: ${stderr.trim()}`);
       if (Date.now() > deadline) throw new Error(`the bundled server wrote no code cache within ${WARM_UP_TIMEOUT_MS} ms`);
       await sleep(50);
     }

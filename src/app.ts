@@ -10,6 +10,7 @@ import { serverLimits } from './http/server-limits.js';
 import { fastifyTrustProxy } from './http/trust-proxy.js';
 import { LOGGED_HEADER_SECRETS, RequestLogController, requestLogSerializer } from './http/request-log.js';
 import { formatValidationError, refuseUnknownQueryParameters, validatorCompiler } from './http/validation.js';
+import { parseJsonBodiesSayingWhere } from './http/json-body.js';
 import { apiKeyRoutes } from './api-keys/index.js';
 import { domainRoutes } from './domains/index.js';
 import { healthRoutes, answerRequestId, logDestination, monitoringRoutes, requestIdOptions, timeRequests } from './observability/index.js';
@@ -70,6 +71,7 @@ export async function buildApp({ config, services, logger, beforeRoutes }: AppOp
 
   // Every request body is JSON (SPEC.md §1): other types answer 415 rather than reaching a schema as a string.
   app.removeContentTypeParser('text/plain');
+  parseJsonBodiesSayingWhere(app);
   answerRequestsFastifyNeverSees(app.server);
   app.setValidatorCompiler(validatorCompiler);
   app.decorate('services', services);

@@ -152,8 +152,9 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
 /**
  * `mailroom serve`: the API on HOST:PORT until `close()`, which drains in-flight requests, then closes the
  * store. The delivery worker (WORKER_ENABLED) runs on a thread of its own, started once this one listens.
+ * `setupLink` is told the first-run setup link besides the log (the command line, at a terminal).
  */
-export async function startServer(config: Config): Promise<App> {
+export async function startServer(config: Config, options: { setupLink?: (link: string) => void } = {}): Promise<App> {
   let deliveryThread: DeliveryThread | undefined;
   const runtime = await openRuntime(config, {
     inbound: true,
@@ -177,8 +178,9 @@ export async function startServer(config: Config): Promise<App> {
       throw listenFailure(error, { portVariable: 'PORT', hostVariable: 'HOST', host: config.host, port: config.port });
     });
     if (setupToken) {
-      const origin = config.publicOrigin ?? app.listeningOrigin;
-      app.log.info(`No one can sign in yet: open ${origin}/setup?token=${setupToken} within an hour to create the first admin account and workspace`);
+      const link = `${config.publicOrigin ?? app.listeningOrigin}/setup?token=${setupToken}`;
+      app.log.info(`No one can sign in yet: open ${link} within an hour to create the first admin account and workspace`);
+      options.setupLink?.(link);
     }
     // After the store is migrated and the secret key made, which the delivery thread then finds done.
     if (config.worker.enabled) deliveryThread = startDeliveryThread({ config: runtime.config, log: createLogger(config) });

@@ -53,11 +53,11 @@ describe('POST /v1/send: attachments (sandbox provider)', () => {
     assert.ok(!JSON.stringify(detail).includes(pdf.toString('base64').slice(0, 40)), 'the detail never carries the bytes');
   });
 
-  it('accepts the README\'s example as written, inline image and all', async () => {
-    const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### Send fields'), readme.indexOf('### Batch sends'));
+  it('accepts docs/sending.md\'s example as written, inline image and all', async () => {
+    const guide = readFileSync(join(import.meta.dirname, '..', 'docs', 'sending.md'), 'utf8');
+    const section = guide.slice(guide.indexOf('## Attachments'), guide.indexOf('## Body limits'));
     const json = /-d '(\{[\s\S]*?"attachments"[\s\S]*?\})'/.exec(section)?.[1];
-    assert.ok(json, 'the Send fields section has a curl example with attachments');
+    assert.ok(json, 'the Attachments section has a curl example with attachments');
     const res = await t.call('POST', '/v1/send', { body: JSON.parse(json) });
     assert.equal(res.statusCode, 200, res.body);
     const detail = (await t.call('GET', `/v1/messages/${res.json().data.message_id}`)).json().data;

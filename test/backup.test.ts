@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { BIN, mailroomCommand, startServe, type ServeProcess } from './helpers/serve-process.js';
-import { freshStore, type FreshStore } from './helpers/test-store.js';
+import { migratedStore, type FreshStore } from './helpers/test-store.js';
 import { verifyDkim } from './helpers/verified-domain.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -32,7 +32,7 @@ describe('mailroom backup', () => {
   let store: FreshStore;
   let dns: TestDnsServer;
   before(async () => {
-    store = await freshStore('sqlite');
+    store = await migratedStore('sqlite');
     dns = await startDnsServer();
   });
   after(async () => {
@@ -83,7 +83,7 @@ describe('mailroom backup', () => {
       assert.deepEqual([refused.status, refused.stderr], [1, `mailroom: ${to} exists: mailroom backup does not overwrite\n`]);
       await serve.stop();
 
-      // Restored as README says: the two files as mailroom.db and secret.key of a new data dir.
+      // Restored as docs/secrets-and-backups.md says: the two files as mailroom.db and secret.key of a new data dir.
       const restoredDir = join(store.dataDir, 'restored');
       mkdirSync(restoredDir);
       copyFileSync(to, join(restoredDir, 'mailroom.db'));

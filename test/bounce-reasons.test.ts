@@ -7,10 +7,10 @@ import { BOUNCE_REASONS, bounceSubtypeOf, isBounceReason, kindOfReason, type Rea
 import { emptyFinding } from '../src/inbound/types.js';
 import { classifyRefusal } from '../src/delivery/refusal-table.js';
 
-/** The one reason taxonomy: the same in code, in the README, inbound and outgoing. */
+/** The one reason taxonomy: the same in code, in docs/inbound.md, inbound and outgoing. */
 describe('the reason taxonomy', () => {
-  it('is the README\'s table, row by row, in the same order', () => {
-    const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+  it('is docs/inbound.md\'s table, row by row, in the same order', () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', 'docs', 'inbound.md'), 'utf8');
     const from = readme.slice(readme.indexOf('| reason | what it means | kind |'));
     const table = from.slice(0, from.indexOf('\n\n'));
     const rows = [...table.matchAll(/^\| `([a-z]+)` \| ([^|]+) \|/gm)].map((m) => [m[1], m[2]!.trim()]);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -8,20 +8,28 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { isPublicHostName } from '../src/lib/domain-name.js';
-import { BIN, mailroomCommand as mailroom, startServe } from './helpers/serve-process.js';
-import { freshStore, type FreshStore } from './helpers/test-store.js';
+import { BIN, mailroomCommand as mailroom, startServe, storeLine } from './helpers/serve-process.js';
+import { freshStore, migratedStore, type FreshStore } from './helpers/test-store.js';
 
 describe('the mailroom command', () => {
   // The store of this test run (SQLite, or a PostgreSQL database of its own), named by environment as for any process.
   let store: FreshStore;
+  /** What a command on that store writes on stderr before its own words. */
+  let using: string;
   before(async () => {
-    store = await freshStore();
+    store = await migratedStore();
+    using = storeLine(store.env);
   });
   after(() => store.drop());
 
-  it('lists its commands with --help, through npx as the README says', () => {
-    const res = spawnSync('npx', ['mailroom', '--help'], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8' });
+  it('lists its commands with --help, run from the checkout as the README says, and builds nothing', () => {
+    const root = join(import.meta.dirname, '..');
+    const bundle = join(root, 'dist', 'bundle', 'cli.js');
+    const built = statSync(bundle).mtimeMs;
+    const res = spawnSync(process.execPath, ['bin/mailroom.js', '--help'], { cwd: root, encoding: 'utf8' });
     assert.equal(res.status, 0);
+    assert.equal(statSync(bundle).mtimeMs, built, 'the bundle it runs was not rebuilt');
+    assert.match(readFileSync(join(root, 'README.md'), 'utf8'), /`node bin\/mailroom\.js --help` lists every/);
     for (const command of ['serve', 'worker', 'migrate', 'workspace create --name NAME [--json]', 'api-key create', 'user create --email EMAIL', 'sandbox show', 'inbound parse FILE... [--json]']) {
       assert.ok(res.stdout.includes(command), `--help mentions ${command}`);
     }
@@ -73,7 +81,7 @@ describe('the mailroom command', () => {
     assert.equal(JSON.parse(res.stdout).name, 'rescue');
     const unknown = mailroom(['api-key', 'create', '--workspace', 'ws_nope', '--name', 'x'], store.env);
     assert.equal(unknown.status, 1);
-    assert.equal(unknown.stderr, 'mailroom: No workspace ws_nope\n');
+    assert.equal(unknown.stderr, `${using}mailroom: No workspace ws_nope\n`);
   });
 
   it('creates a sending_access key with --permission, and refuses a domain restriction on a full_access one', () => {
@@ -85,10 +93,10 @@ describe('the mailroom command', () => {
     assert.equal(key.domain_id, null);
     const wrong = mailroom(['api-key', 'create', '--workspace', workspace_id, '--name', 'x', '--permission', 'read_only'], store.env);
     assert.equal(wrong.status, 1);
-    assert.equal(wrong.stderr, 'mailroom: permission must be one of full_access, sending_access\n');
+    assert.equal(wrong.stderr, `${using}mailroom: permission must be one of full_access, sending_access\n`);
     const unscoped = mailroom(['api-key', 'create', '--workspace', workspace_id, '--name', 'x', '--domain-id', 'dom_nope'], store.env);
     assert.equal(unscoped.status, 1);
-    assert.equal(unscoped.stderr, 'mailroom: domain_id can only restrict a sending_access key\n');
+    assert.equal(unscoped.stderr, `${using}mailroom: domain_id can only restrict a sending_access key\n`);
   });
 
   it('refuses an unknown command and a missing option', () => {
@@ -153,7 +161,8 @@ describe('the mailroom command', () => {
     assert.match(postgres.stderr, /^mailroom: Cannot reach PostgreSQL at DATABASE_URL: .*ECONNREFUSED/);
     const redis = mailroom(['serve'], { ...store.env, REDIS_URL: 'redis://:hunter2@127.0.0.1:1' });
     assert.equal(redis.status, 1);
-    assert.match(redis.stderr, /^mailroom: Cannot reach Redis at REDIS_URL: .*ECONNREFUSED/);
+    assert.ok(redis.stderr.startsWith(`${using}mailroom: Cannot reach Redis at REDIS_URL: `), redis.stderr);
+    assert.match(redis.stderr, /ECONNREFUSED/);
     for (const output of [postgres.stdout, postgres.stderr, redis.stdout, redis.stderr]) assert.ok(!output.includes('hunter2'));
   });
 
@@ -167,9 +176,9 @@ describe('the mailroom command', () => {
     assert.ok(config.dataDir.endsWith('/data'));
   });
 
-  it('prints its version with --version and -V, from package.json', () => {
+  it('prints its version with --version, -V and -v, from package.json', () => {
     const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8'));
-    for (const flag of ['--version', '-V']) {
+    for (const flag of ['--version', '-V', '-v']) {
       const res = mailroom([flag], {});
       assert.deepEqual([res.status, res.stdout, res.stderr], [0, `${version}\n`, '']);
     }
@@ -220,9 +229,9 @@ describe('the mailroom command', () => {
     assert.deepEqual(JSON.parse(deleted.stdout), { id: created.id, deleted: true });
     assert.deepEqual(list().map((k) => k.name), ['default']);
     const again = mailroom(['api-key', 'delete', '--workspace', workspace_id, created.id], store.env);
-    assert.deepEqual([again.status, again.stderr], [1, 'mailroom: API key not found\n']);
+    assert.deepEqual([again.status, again.stderr], [1, `${using}mailroom: API key not found\n`]);
     const unknown = mailroom(['api-key', 'list', '--workspace', 'ws_nope'], store.env);
-    assert.deepEqual([unknown.status, unknown.stderr], [1, 'mailroom: No workspace ws_nope\n']);
+    assert.deepEqual([unknown.status, unknown.stderr], [1, `${using}mailroom: No workspace ws_nope\n`]);
   });
 
   it('prints the effective settings with config, secrets masked, and where each came from', () => {
@@ -281,12 +290,12 @@ describe('the mailroom command', () => {
     try {
       const http = mailroom(['serve'], { ...store.env, PORT: String(port), INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0' });
       assert.equal(http.status, 1);
-      assert.equal(http.stderr, `mailroom: Cannot listen on PORT ${port} at 127.0.0.1 (EADDRINUSE): another process is listening there; stop it, or set PORT to a free port\n`);
+      assert.equal(http.stderr, `${using}mailroom: Cannot listen on PORT ${port} at 127.0.0.1 (EADDRINUSE): another process is listening there; stop it, or set PORT to a free port\n`);
       const inbound = mailroom(['serve'], { ...store.env, PORT: '0', INBOUND_SMTP_PORT: String(port), SUBMISSION_PORT: '0' });
       assert.equal(inbound.status, 1);
       assert.equal(
         inbound.stderr,
-        `mailroom: Cannot listen on INBOUND_SMTP_PORT ${port} at 127.0.0.1 (EADDRINUSE): another process is listening there; stop it, or set INBOUND_SMTP_PORT to a free port, or 0 for none\n`,
+        `${using}mailroom: Cannot listen on INBOUND_SMTP_PORT ${port} at 127.0.0.1 (EADDRINUSE): another process is listening there; stop it, or set INBOUND_SMTP_PORT to a free port, or 0 for none\n`,
       );
     } finally {
       await new Promise((resolve) => taken.close(resolve));
@@ -303,7 +312,7 @@ describe('the mailroom command', () => {
       // The embedded store's directory, whichever store this run tests.
       const res = mailroom(['migrate'], { MAILROOM_DATA_DIR: join(parent, 'data') }, asUser);
       assert.equal(res.status, 1);
-      assert.equal(res.stderr, `mailroom: Cannot use MAILROOM_DATA_DIR ${join(parent, 'data')}: permission denied (it must be a directory this user can write, or one it can create)\n`);
+      assert.equal(res.stderr, `${storeLine({ MAILROOM_DATA_DIR: join(parent, 'data') }, 'creating')}mailroom: Cannot use MAILROOM_DATA_DIR ${join(parent, 'data')}: permission denied (it must be a directory this user can write, or one it can create)\n`);
     } finally {
       rmSync(parent, { recursive: true, force: true });
     }
@@ -314,7 +323,10 @@ describe('the mailroom command', () => {
     try {
       const res = mailroom(['serve'], { MAILROOM_DATA_DIR: dataDir, PORT: '80', INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0' }, asUser);
       assert.equal(res.status, 1);
-      assert.equal(res.stderr, 'mailroom: Cannot listen on PORT 80 at 127.0.0.1 (EACCES): permission denied (ports below 1024 need root or CAP_NET_BIND_SERVICE); set PORT to 1024 or above\n');
+      assert.equal(
+        res.stderr,
+        `${storeLine({ MAILROOM_DATA_DIR: dataDir }, 'creating')}mailroom: Cannot listen on PORT 80 at 127.0.0.1 (EACCES): permission denied (ports below 1024 need root or CAP_NET_BIND_SERVICE); set PORT to 1024 or above\n`,
+      );
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

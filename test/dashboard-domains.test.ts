@@ -61,4 +61,28 @@ describe('domains in the dashboard API', () => {
     const res = await dashboardRequest(t, 'GET', `/workspaces/${other.workspaceId}/domains`, viewer);
     assert.deepEqual([res.statusCode, res.json().error], [404, 'Workspace not found']);
   });
+
+  it('says when MAILROOM_HOSTNAME, which every MX and SPF record names, is not a name public DNS can use', async () => {
+    const warning = (name: string) =>
+      `MAILROOM_HOSTNAME is "${name}", not a fully qualified domain name: the DNS records Mailroom suggests (return-path MX, SPF) will be wrong; set MAILROOM_HOSTNAME to this machine's public name, e.g. mail.example.com`;
+    for (const [hostname, expected] of [['vm', warning('vm')], ['box.local', warning('box.local')], ['mail.acme.example', null]] as const) {
+      const app = await createTestApp({ DNS_SERVERS: dns.address, MAILROOM_HOSTNAME: hostname }, { shareStoreWith: t });
+      try {
+        const email = `host-${hostname}@example.com`;
+        await app.services.users.create({ email, password: PASSWORD, workspaceId: t.workspaceId, role: 'viewer' });
+        const viewer = await dashboardSignIn(app, email, PASSWORD);
+        const res = await dashboardRequest(app, 'GET', `/workspaces/${t.workspaceId}/record-host`, viewer);
+        assert.equal(res.statusCode, 200, res.body);
+        assert.deepEqual(res.json().data, { mail_hostname: hostname, warning: expected }, hostname);
+        const added = (await app.call('POST', '/v1/domains', { key: t.apiKey, body: { domain: `${hostname.replace(/\./g, '-')}.acme.example` } })).json().data;
+        const mx = added.records.find((r: { purpose: string }) => r.purpose === 'return_path_mx');
+        assert.equal(mx.value, hostname, 'the host the answer names is the one the records use');
+        assert.equal((await dashboardRequest(app, 'GET', `/workspaces/${t.workspaceId}/record-host`)).statusCode, 401, 'signed out');
+        const other = await app.newWorkspace();
+        assert.equal((await dashboardRequest(app, 'GET', `/workspaces/${other.workspaceId}/record-host`, viewer)).statusCode, 404, 'not a member');
+      } finally {
+        await app.close();
+      }
+    }
+  });
 });

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { launchBrowser, unexpectedProblems, type TestBrowser } from './helpers/browser.js';
 import { BIN, mailroomCommand, startServe, showServeOutputOfFailedTests, type ServeProcess } from './helpers/serve-process.js';
-import { freshStore, type FreshStore } from './helpers/test-store.js';
+import { migratedStore, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 
 const PASSWORD = 'a long enough password';
@@ -41,7 +41,7 @@ describe('the logs explorer in Chromium', () => {
   const search = () => new URLSearchParams(new URL(page.url()).search);
 
   before(async () => {
-    store = await freshStore();
+    store = await migratedStore();
     const workspace = JSON.parse(mailroomCommand(['workspace', 'create', '--name', 'Acme', '--json'], store.env).stdout) as { workspace_id: string; api_key: string };
     apiKey = workspace.api_key;
     const user = spawnSync(process.execPath, [BIN, 'user', 'create', '--email', 'ada@example.com', '--password-stdin', '--workspace', workspace.workspace_id, '--role', 'developer'], {

@@ -186,6 +186,8 @@ describe('the message page in Chromium', () => {
     }, 'the bounce and the complaint recorded, and their webhook deliveries tried once');
 
     await timeline(COMPLAINED).getByText('complained').first().waitFor({ timeout: 5000 });
+    // The complaint is an entry of its own, leaving the send entry's status: the page shows it as the latest news.
+    assert.equal(await page.locator('.recipient h3', { hasText: COMPLAINED }).locator('.badge').textContent(), 'complained');
     assert.equal(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Logs' }).getAttribute('aria-current'), 'page');
     const facts = await page.locator('.message-facts').textContent();
     for (const fact of ['Acme Billing <billing@payload.example>', 'Help <help@payload.example>', to.join(', '), `${detail.size_bytes.toLocaleString('en-US')} bytes`, firstId]) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startServe, startWorkerProcess, type ServeProcess, type WorkerProcess } from './helpers/serve-process.js';
 import { acceptSends, exitWithin, jobCounts, relayEnv, smtpWorkspace, startHeldSink, tally, tearDownRig, type HeldSink, type SmtpWorkspace } from './helpers/delivery-rig.js';
-import { freshStore, TEST_STORE, type FreshStore } from './helpers/test-store.js';
+import { migratedStore, TEST_STORE, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 
 // Real `mailroom` processes delivering to a loopback SMTP sink, on the store this run exercises.
@@ -30,7 +30,7 @@ describe('mailroom serve killed with SIGKILL mid-burst, then started again', () 
   const processes: ServeProcess[] = [];
 
   before(async () => {
-    store = await freshStore();
+    store = await migratedStore();
     ws = await smtpWorkspace(store.env);
     sink = await startHeldSink({ holdFrom: HOLD_FROM });
   });
@@ -93,7 +93,7 @@ describe('mailroom worker on SIGTERM with a hand-over in flight', () => {
   const workers: WorkerProcess[] = [];
 
   before(async () => {
-    store = await freshStore();
+    store = await migratedStore();
     ws = await smtpWorkspace(store.env, 'sigterm.example');
     sink = await startHeldSink({ holdFrom: 0 }); // every reply held until the test releases it
   });

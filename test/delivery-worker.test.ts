@@ -36,7 +36,7 @@ describe('delivery worker with the sandbox provider', () => {
     (await t.store.messageEvents.listForMessage(messageId)).map((e) => [e.type, e.recipient]).sort((a, b) => `${a}`.localeCompare(`${b}`));
   const logsTotal = async (query: string) => Number((await t.call('GET', `/v1/send/logs?${query}`)).headers['x-total-count']);
 
-  it('delivers into the sandbox, and each simulator mailbox does what the README says', async () => {
+  it('delivers into the sandbox, and each simulator mailbox does what docs/delivery.md says', async () => {
     const before = (await t.call('GET', '/v1/send/stats')).json().data;
     const to = ['ada@example.com', sim('delivered'), sim('bounce'), sim('complaint')];
     const { message_id: id } = await send(to);

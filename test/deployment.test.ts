@@ -11,7 +11,7 @@ import { createTestApp } from './helpers/test-app.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const UNIT = readFileSync(join(ROOT, 'deploy/mailroom.service'), 'utf8');
-const GUIDE = readFileSync(join(ROOT, 'docs/DEPLOYMENT.md'), 'utf8');
+const GUIDE = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
 
 /** The values of one key of the unit's [Service] section, in order. */
 function directive(name: string): string[] {
@@ -56,7 +56,7 @@ describe('deploy/mailroom.service', () => {
   });
 });
 
-describe('docs/DEPLOYMENT.md', () => {
+describe('docs/operations.md', () => {
   it("has an environment file that Mailroom's configuration takes, naming only variables it reads", () => {
     const known = new Set([...readFileSync(join(ROOT, '.env.example'), 'utf8').matchAll(/^#? ?([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]!));
     const block = /\/etc\/mailroom\/mailroom\.env[^\n]*\n\n```ini\n([\s\S]*?)```/.exec(GUIDE)?.[1];

@@ -46,15 +46,15 @@ const EXPENSIVE_MS = 25;
  * answer kept for its Idempotency-Key; and the migrations' own bookkeeping.
  */
 const WRITTEN_WHEN_REFUSED = new Set(['sign_in_failures', 'idempotency_keys', 'mailroom_migrations', 'mailroom_migrations_lock']);
-/** Routes that answer without the envelope: the probes, the scrape and the OpenAPI document (README, SPEC.md §4.9). */
+/** Routes that answer without the envelope: the probes, the scrape and the OpenAPI document (docs/api.md, SPEC.md §4.9). */
 const BARE_ROUTES = new Set([HEALTH_PATH, LIVENESS_PATH, READINESS_PATH, METRICS_PATH, OPENAPI_PATH]);
 /** Requests one dashboard session makes before the next takes over: under its 600 a minute (DASHBOARD_REQUESTS_PER_MIN). */
 const SESSION_REQUESTS = 500;
 
-/** A route whose successes are not the envelope: the dashboard's pages and assets, /docs (HTML, scripts, the document), a message's raw MIME and HTML. */
+/** A route whose successes are not the envelope: the dashboard's pages and assets, /docs (HTML, scripts, the document), a message's raw MIME, HTML and attachments. */
 function answersOtherThanEnvelopes(route: string | undefined): boolean {
   if (route === undefined) return false;
-  if (route.startsWith('/dashboard/api/')) return /\/messages\/:id\/(raw|html)$/.test(route);
+  if (route.startsWith('/dashboard/api/')) return /\/messages\/:id\/(raw|html|attachments\/:n)$/.test(route);
   return !route.startsWith('/v1/') && !route.startsWith('/compat/');
 }
 
@@ -141,7 +141,7 @@ describe('the HTTP API under 11,000 generated requests', () => {
     const other = await t.newWorkspace();
     const domain = (await t.call('POST', '/v1/domains', { body: { domain: 'fuzz.example.com' } })).json().data;
     const webhook = (await t.call('POST', '/v1/webhooks', { body: { url: receiver.url } })).json().data;
-    const message = (await t.call('POST', '/v1/send', { body: sendBody() })).json().data;
+    const message = (await t.call('POST', '/v1/send', { body: sendBody({ attachments: [{ filename: 'notes.txt', content: 'aGVsbG8gdGhlcmU=' }] }) })).json().data;
     const scheduled = (await t.call('POST', '/v1/send', { body: sendBody({ scheduled_at: new Date(Date.now() + 86_400_000).toISOString() }) })).json().data;
     await t.call('POST', '/v1/suppressions', { body: { email: 'suppressed@example.com' } });
     const otherKey = (await t.call('POST', '/v1/api-keys', { body: { name: 'Another key' } })).json().data;
@@ -155,6 +155,8 @@ describe('the HTTP API under 11,000 generated requests', () => {
       email: ['suppressed@example.com'],
       token: [new URLSearchParams(String(invitation.path).split('?')[1]).get('token') ?? 'none'],
       userId: [member.id],
+      // A message's attachment, by its place: the first is there, the second is not.
+      n: ['0', '1'],
     };
     const plausible = [
       ...Object.values(known).flat(),

@@ -6,7 +6,7 @@ import { startServer } from '../src/server.js';
 import { loadConfig } from '../src/config.js';
 import { createTestApp, sendBody, type TestApp } from './helpers/test-app.js';
 import { mailroomCommand } from './helpers/serve-process.js';
-import { freshStore } from './helpers/test-store.js';
+import { migratedStore } from './helpers/test-store.js';
 
 describe('HTTP envelope and error mapping', () => {
   let t: TestApp;
@@ -64,7 +64,7 @@ describe('HTTP envelope and error mapping', () => {
   it('answers malformed JSON, an empty JSON body and a wrong content type in the envelope', async () => {
     const headers = { 'x-api-key': t.apiKey, 'content-type': 'application/json' };
     const bad = await t.app.inject({ method: 'POST', url: '/v1/send', headers, payload: '{"to": [' });
-    assert.deepEqual([bad.statusCode, bad.json()], [400, { success: false, error: 'Request body is not valid JSON' }]);
+    assert.deepEqual([bad.statusCode, bad.json()], [400, { success: false, error: 'Request body is not valid JSON: it ends too soon, at line 1, column 9' }]);
     const empty = await t.app.inject({ method: 'POST', url: '/v1/send', headers, payload: '' });
     assert.deepEqual([empty.statusCode, empty.json()], [400, { success: false, error: 'Request body must not be empty when Content-Type is application/json' }]);
     const text = await t.app.inject({ method: 'POST', url: '/v1/send', headers: { 'x-api-key': t.apiKey, 'content-type': 'text/plain' }, payload: 'hi' });
@@ -100,7 +100,7 @@ describe('HTTP envelope and error mapping', () => {
 
 describe('a real listening server', () => {
   it('serves the API over TCP on HOST:PORT', async () => {
-    const store = await freshStore();
+    const store = await migratedStore();
     const env = { ...store.env, LOG_LEVEL: 'silent' };
     const created = mailroomCommand(['workspace', 'create', '--name', 'Listen', '--json'], env);
     const { api_key: apiKey } = JSON.parse(created.stdout);

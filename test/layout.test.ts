@@ -35,7 +35,7 @@ function violationsIn(cwd: string): string[] {
 
 describe('the layout of src/', () => {
   it('has no import circle, no reach into another capability, no plumbing importing a capability', () => {
-    assert.deepEqual(violationsIn(ROOT), [], 'imports that break the layout (see .dependency-cruiser.cjs and docs/ARCHITECTURE.md, Layout)');
+    assert.deepEqual(violationsIn(ROOT), [], 'imports that break the layout (see .dependency-cruiser.cjs and docs/architecture.md, Layout)');
   });
 
   it('sees a reach into an inner file, plumbing importing a capability and a circle, when there are', () => {

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
+import { docBlocks, docSection } from './helpers/doc-blocks.js';
 import { freePort } from './helpers/free-port.js';
 import { startServe } from './helpers/serve-process.js';
 import { createTestApp } from './helpers/test-app.js';
@@ -154,18 +153,11 @@ describe('metrics access, probes and the request log', () => {
   });
 });
 
-/** The shell blocks under a README heading, in order, up to the next heading of its level. */
-function readmeShellBlocks(heading: string): string[] {
-  const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
-  const start = readme.indexOf(`${heading}\n`);
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
-}
-
-describe('README, "Monitoring"', () => {
+describe('docs/monitoring.md', () => {
   it('runs its probes against a fresh server, and its scrape against one started with the token it names', async () => {
-    const [probes, scrapeBlock] = readmeShellBlocks('## Monitoring');
-    const token = /METRICS_TOKEN=(\S+) npm start/.exec(readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8'))?.[1];
+    const section = docSection('docs/monitoring.md', '## Probes and the scrape');
+    const [probes, scrapeBlock] = docBlocks('docs/monitoring.md', '## Probes and the scrape');
+    const token = /METRICS_TOKEN=(\S+) npm start/.exec(section)?.[1];
     assert.ok(probes && scrapeBlock && token);
     const store = await freshStore();
     const app = await startServer(loadConfig({ ...store.env, LOG_LEVEL: 'silent', PORT: '0', INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0', METRICS_TOKEN: token }));

@@ -8,7 +8,7 @@
  * CSRF-guarded calls and an invitation link, refused keys and metrics tokens.
  * Then every line it (and each CLI command) wrote is scanned for every secret
  * it was given or handed out. The one line let through is the setup link the
- * first start prints on purpose (README: the link is how the first admin gets
+ * first start prints on purpose (docs/secrets-and-backups.md: the link is how the first admin gets
  * in); its token may appear nowhere else.
  */
 import assert from 'node:assert/strict';
@@ -22,7 +22,7 @@ import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { freePort } from './helpers/free-port.js';
 import { mailroomCommand, startServe, type ServeProcess } from './helpers/serve-process.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp-sink.js';
-import { freshStore, TEST_STORE, type FreshStore } from './helpers/test-store.js';
+import { migratedStore, TEST_STORE, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 import { startWebhookReceiver, type WebhookReceiver } from './helpers/webhook-receiver.js';
 
@@ -74,7 +74,7 @@ describe('no secret in any log line (LOG_LEVEL=trace, the main scenarios)', () =
   let cliLog = '';
 
   before(async () => {
-    store = await freshStore();
+    store = await migratedStore();
     [relay, dns, receiver] = await Promise.all([startSmtpSink({ auth: RELAY, policy: (address) => (address === BOUNCING ? { code: 550, text: '5.1.1 No such user' } : undefined) }), startDnsServer(), startWebhookReceiver()]);
     const storeEnv = { ...store.env };
     if (TEST_STORE === 'postgres') {

@@ -1,5 +1,5 @@
 /**
- * Every row of the refusal table (README.md, src/delivery/refusal-table.ts)
+ * Every row of the refusal table (docs/delivery.md, src/delivery/refusal-table.ts)
  * against a real SMTP server answering that reply at that step: what the SMTP
  * provider makes of it, who is blamed, and what the operator hears.
  */
@@ -211,9 +211,9 @@ describe('the refusal table, row by row, against a real SMTP server', () => {
   });
 });
 
-describe('the refusal table in the README', () => {
+describe('the refusal table in docs/delivery.md', () => {
   it('has a row for each rule, in the order the code tries them, then the rule about the message as a whole', () => {
-    const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const readme = readFileSync(join(import.meta.dirname, '..', 'docs', 'delivery.md'), 'utf8');
     // The table alone: it ends at the first blank line (other tables further down have code-named rows too).
     const from = readme.slice(readme.indexOf('| rule | the relay answered'));
     const table = from.slice(0, from.indexOf('\n\n'));

@@ -4,7 +4,7 @@ import { buildMessage, type BuiltMessage } from '../src/delivery/message-builder
 import { createSandboxProvider, SIMULATOR_DOMAIN } from '../src/delivery/sandbox-provider.js';
 import { newId, nowIso } from '../src/lib/ids.js';
 import { generateDkimKeyPair } from '../src/domains/dkim-keys.js';
-import { mailroomCommand } from './helpers/serve-process.js';
+import { mailroomCommand, storeLine } from './helpers/serve-process.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 describe('sandbox provider', () => {
@@ -63,7 +63,7 @@ describe('sandbox provider', () => {
     assert.equal(shown.stdout.replace(/\n$/, ''), built.raw.toString('utf8').replace(/\n$/, ''));
     const missing = mailroomCommand(['sandbox', 'show', 'msg_nope'], t.storeEnv);
     assert.equal(missing.status, 1);
-    assert.equal(missing.stderr, 'mailroom: The sandbox holds no message msg_nope\n');
+    assert.equal(missing.stderr, `${storeLine(t.storeEnv)}mailroom: The sandbox holds no message msg_nope\n`);
     const usage = mailroomCommand(['sandbox', 'show'], t.storeEnv);
     assert.equal(usage.status, 2);
   });

@@ -9,7 +9,7 @@ import { newId } from '../src/lib/ids.js';
 import { createSecretBox, DKIM_PRIVATE_KEY } from '../src/lib/secret-box.js';
 import { webhookSigningSecret } from '../src/webhooks/webhook-service.js';
 import { generateDkimKeyPair } from '../src/domains/dkim-keys.js';
-import { BIN, mailroomCommand, startServe } from './helpers/serve-process.js';
+import { BIN, mailroomCommand, startServe, storeLine } from './helpers/serve-process.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 import { freshStore, TEST_STORE, type FreshStore } from './helpers/test-store.js';
 
@@ -129,18 +129,19 @@ describe('secrets at rest', () => {
     assert.equal(wrong.status, 1);
     assert.equal(
       wrong.stderr,
-      'mailroom: MAILROOM_SECRET_KEY is not the key the secrets in the store were encrypted with: give the key they were encrypted with (the store\'s backup key file, or the MAILROOM_SECRET_KEY of its other processes)\n',
+      `${storeLine(store.env)}mailroom: MAILROOM_SECRET_KEY is not the key the secrets in the store were encrypted with: give the key they were encrypted with (the store's backup key file, or the MAILROOM_SECRET_KEY of its other processes)\n`,
     );
     const keyFile = join(store.dataDir, 'secret.key');
     const keyText = readFileSync(keyFile, 'utf8');
     writeFileSync(keyFile, randomBytes(32).toString('base64'));
     const wrongFile = serveThatFails(store.env);
     assert.equal(wrongFile.status, 1);
-    assert.match(wrongFile.stderr, /^mailroom: \/[^ ]*\/secret\.key is not the key the secrets in the store were encrypted with: [^\n]*\n$/);
+    assert.ok(wrongFile.stderr.startsWith(storeLine(store.env)), wrongFile.stderr);
+    assert.match(wrongFile.stderr.slice(storeLine(store.env).length), /^mailroom: \/[^ ]*\/secret\.key is not the key the secrets in the store were encrypted with: [^\n]*\n$/);
     rmSync(keyFile);
     const missing = serveThatFails(store.env);
     assert.equal(missing.status, 1);
-    assert.equal(missing.stderr, `mailroom: The secrets in the store are encrypted, but there is no key to open them: set MAILROOM_SECRET_KEY, or put the key file back at ${keyFile}\n`);
+    assert.equal(missing.stderr, `${storeLine(store.env)}mailroom: The secrets in the store are encrypted, but there is no key to open them: set MAILROOM_SECRET_KEY, or put the key file back at ${keyFile}\n`);
     assert.equal(existsSync(keyFile), false, 'no new key was made for a store that has one');
     writeFileSync(keyFile, keyText);
   });
@@ -188,7 +189,7 @@ describe('secrets at rest', () => {
         await t.close();
         const refused = mailroomCommand(['secrets', 'rotate'], env);
         assert.equal(refused.status, 1);
-        assert.match(refused.stderr, /^mailroom: MAILROOM_SECRET_KEY is set, so the new key is yours to make and keep: give it with --new-key-file FILE/);
+        assert.ok(refused.stderr.startsWith(`${storeLine(env)}mailroom: MAILROOM_SECRET_KEY is set, so the new key is yours to make and keep: give it with --new-key-file FILE`), refused.stderr);
 
         const newKey = randomBytes(32).toString('hex');
         const newKeyFile = join(fresh.dataDir, 'new.key');

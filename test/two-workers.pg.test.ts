@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startServe, startWorkerProcess, type ServeProcess, type WorkerProcess } from './helpers/serve-process.js';
 import { acceptSends, ensureGone, exitWithin, jobCounts, pidOfConnection, smtpWorkspace, startHeldSink, tally, type HeldSink, type SmtpWorkspace } from './helpers/delivery-rig.js';
-import { freshStore, type FreshStore } from './helpers/test-store.js';
+import { migratedStore, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 
 // Two `mailroom worker` processes claiming from one PostgreSQL database (FOR UPDATE SKIP LOCKED) and
@@ -27,7 +27,7 @@ describe('two mailroom worker processes on one PostgreSQL database', () => {
   const accepted: string[] = [];
 
   before(async () => {
-    store = await freshStore('postgres');
+    store = await migratedStore('postgres');
     ws = await smtpWorkspace(store.env, 'two-workers.example');
     // Each connection to the sink is put down to the worker process holding its client end (by the kernel's socket table).
     sink = await startHeldSink({ tagConnection: (port) => String(pidOfConnection(port, sink.port, workers.map((w) => w.pid)) ?? 'unknown') });

@@ -25,7 +25,7 @@ const fakeResolver: HostResolver = async (host) => {
   return found;
 };
 
-const SUFFIX = 'webhooks may only be sent to public addresses';
+const SUFFIX = 'webhooks may only be sent to public addresses, unless the server runs with WEBHOOK_ALLOW_PRIVATE=true';
 const refusals: [string, string][] = [
   ['http://127.0.0.1', `url points to 127.0.0.1, a loopback address; ${SUFFIX}`],
   ['http://127.0.0.1:3000/hook', `url points to 127.0.0.1, a loopback address; ${SUFFIX}`],

@@ -13,8 +13,8 @@ import { createStore } from '../src/composition/store.js';
 import { createMemoryRateLimiter } from '../src/lib/rate-limiter.js';
 import { openMigratedDatabase } from '../src/composition/store-runtime.js';
 import { ensureGone, exitWithin } from './helpers/delivery-rig.js';
-import { mailroomCommand } from './helpers/serve-process.js';
-import { freshStore, type FreshStore } from './helpers/test-store.js';
+import { mailroomCommand, storeLine } from './helpers/serve-process.js';
+import { migratedStore, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'mailroom.js');
@@ -24,7 +24,7 @@ describe('mailroom user create', () => {
   let store: FreshStore;
   let workspaceId: string;
   before(async () => {
-    store = await freshStore();
+    store = await migratedStore();
     const created = mailroomCommand(['workspace', 'create', '--name', 'People', '--json'], store.env);
     workspaceId = JSON.parse(created.stdout).workspace_id;
   });
@@ -57,9 +57,9 @@ describe('mailroom user create', () => {
 
   it('says what is wrong, with status 1, for a taken address or a short password, and 2 for a usage mistake', () => {
     const taken = userCreate(['--email', 'ADA@example.com', '--password-stdin'], PASSWORD);
-    assert.deepEqual([taken.status, taken.stderr], [1, 'mailroom: A user with the e-mail address ADA@example.com exists\n']);
+    assert.deepEqual([taken.status, taken.stderr], [1, `${storeLine(store.env)}mailroom: A user with the e-mail address ADA@example.com exists\n`]);
     const short = userCreate(['--email', 'bob@example.com', '--password-stdin'], 'too short\n');
-    assert.deepEqual([short.status, short.stderr], [1, 'mailroom: password must be at least 10 characters long\n']);
+    assert.deepEqual([short.status, short.stderr], [1, `${storeLine(store.env)}mailroom: password must be at least 10 characters long\n`]);
     const noEmail = userCreate(['--password-stdin'], PASSWORD);
     assert.deepEqual([noEmail.status, noEmail.stderr], [2, 'mailroom: --email is required\n']);
     // Standard input that is not a terminal, without --password-stdin: nothing to ask on.
@@ -98,8 +98,8 @@ describe('mailroom user create', () => {
     }
     const resetCommand = (email: string, input: string) =>
       spawnSync(process.execPath, [BIN, 'user', 'reset-password', '--email', email, '--password-stdin'], { env: { ...process.env, ...store.env }, input, encoding: 'utf8' });
-    assert.deepEqual(pick(resetCommand('nobody@example.com', PASSWORD)), [1, 'mailroom: No user with the e-mail address nobody@example.com\n']);
-    assert.deepEqual(pick(resetCommand('reset@example.com', 'short')), [1, 'mailroom: password must be at least 10 characters long\n']);
+    assert.deepEqual(pick(resetCommand('nobody@example.com', PASSWORD)), [1, `${storeLine(store.env)}mailroom: No user with the e-mail address nobody@example.com\n`]);
+    assert.deepEqual(pick(resetCommand('reset@example.com', 'short')), [1, `${storeLine(store.env)}mailroom: password must be at least 10 characters long\n`]);
   });
 
   const pick = (res: { status: number | null; stderr: string }) => [res.status, res.stderr];

@@ -4,7 +4,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { SIMULATOR_DOMAIN } from '../src/delivery/sandbox-provider.js';
 import { mailroomCommand, startServe, type ServeProcess } from './helpers/serve-process.js';
-import { freshStore, TEST_STORE, type FreshStore } from './helpers/test-store.js';
+import { migratedStore, TEST_STORE, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 import { startWebhookReceiver, type WebhookReceiver } from './helpers/webhook-receiver.js';
 
@@ -21,7 +21,7 @@ describe('mailroom serve killed with SIGKILL while webhook deliveries are pendin
   });
 
   it(`loses none of ${EVENTS} events' deliveries: after a restart every one arrives`, { timeout: 120_000 }, async (t) => {
-    store = await freshStore();
+    store = await migratedStore();
     const env = { ...store.env, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '200', WORKER_POLL_MS: '50', RATE_LIMIT_SEND_PER_MIN: '1000000', RATE_LIMIT_OTHER_PER_MIN: '1000000' };
     const created = mailroomCommand(['workspace', 'create', '--name', 'Crash', '--json'], env);
     const key = JSON.parse(created.stdout).api_key as string;

@@ -19,7 +19,7 @@ const ALL_EVENTS = ['delivered', 'bounced', 'complained', 'suppressed', 'failed'
 const PUBLIC_URL = 'https://93.184.216.34/hooks/mailroom';
 const NOT_FOUND = { success: false, error: 'Webhook not found' };
 const DELIVERY_NOT_FOUND = { success: false, error: 'Webhook delivery not found' };
-const PUBLIC_ONLY = 'webhooks may only be sent to public addresses';
+const PUBLIC_ONLY = 'webhooks may only be sent to public addresses, unless the server runs with WEBHOOK_ALLOW_PRIVATE=true';
 
 const masked = (secret: string) => `whsec_${secret.slice(6, 10)}********${secret.slice(-4)}`;
 
@@ -163,7 +163,7 @@ describe('webhook endpoints: /v1/webhooks', () => {
     it('resolves host names: localhost is refused as loopback', async () => {
       const res = await create(await t.newWorkspace(), { url: 'http://localhost:3000/hook' });
       assert.equal(res.statusCode, 400);
-      assert.match(res.json().error, /^url host localhost resolves to (127\.0\.0\.1|::1), a loopback address; webhooks may only be sent to public addresses$/);
+      assert.match(res.json().error, /^url host localhost resolves to (127\.0\.0\.1|::1), a loopback address; webhooks may only be sent to public addresses, unless the server runs with WEBHOOK_ALLOW_PRIVATE=true$/);
     });
 
     it('accepts private targets when WEBHOOK_ALLOW_PRIVATE=true', async () => {

@@ -527,6 +527,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -549,6 +551,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -571,6 +575,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -595,6 +601,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -617,6 +625,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -639,6 +649,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -661,6 +673,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -685,6 +699,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -705,6 +721,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -727,6 +745,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -818,6 +838,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -840,6 +862,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -862,6 +886,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -886,6 +912,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -908,6 +936,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -930,6 +960,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -952,6 +984,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -976,6 +1010,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -996,6 +1032,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1018,6 +1056,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1103,6 +1143,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1123,6 +1165,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1143,6 +1187,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1163,6 +1209,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1185,6 +1233,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1205,6 +1255,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1227,6 +1279,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1287,6 +1341,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1307,6 +1363,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1327,6 +1385,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1347,6 +1407,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1369,6 +1431,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1389,6 +1453,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1411,6 +1477,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1474,6 +1542,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1494,6 +1564,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1514,6 +1586,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1534,6 +1608,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1556,6 +1632,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1576,6 +1654,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1598,6 +1678,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1712,6 +1794,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1732,6 +1816,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1752,6 +1838,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1772,6 +1860,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1792,6 +1882,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1814,6 +1906,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1834,6 +1928,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1856,6 +1952,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1913,6 +2011,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1933,6 +2033,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1953,6 +2055,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1973,6 +2077,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -1993,6 +2099,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2013,6 +2121,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2033,6 +2143,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2053,6 +2165,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2075,6 +2189,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2095,6 +2211,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2117,6 +2235,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2175,6 +2295,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2195,6 +2317,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2215,6 +2339,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2235,6 +2361,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2255,6 +2383,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2277,6 +2407,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2297,6 +2429,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2319,6 +2453,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2377,6 +2513,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2397,6 +2535,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2417,6 +2557,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2437,6 +2579,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2459,6 +2603,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2479,6 +2625,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2501,6 +2649,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2584,6 +2734,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2604,6 +2756,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2624,6 +2778,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2644,6 +2800,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2664,6 +2822,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2684,6 +2844,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2704,6 +2866,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2726,6 +2890,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2746,6 +2912,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2768,6 +2936,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2847,6 +3017,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2867,6 +3039,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2887,6 +3061,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2907,6 +3083,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2927,6 +3105,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2949,6 +3129,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2969,6 +3151,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -2991,6 +3175,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3047,6 +3233,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3067,6 +3255,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3087,6 +3277,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3107,6 +3299,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3127,6 +3321,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3147,6 +3343,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3167,6 +3365,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3189,6 +3389,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3209,6 +3411,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3231,6 +3435,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3310,6 +3516,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3330,6 +3538,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3350,6 +3560,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3370,6 +3582,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3390,6 +3604,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3410,6 +3626,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3430,6 +3648,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3452,6 +3672,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3472,6 +3694,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3494,6 +3718,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3555,6 +3781,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3575,6 +3803,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3595,6 +3825,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3615,6 +3847,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3637,6 +3871,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3657,6 +3893,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3679,6 +3917,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3750,6 +3990,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3770,6 +4012,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3790,6 +4034,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3810,6 +4056,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3830,6 +4078,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3850,6 +4100,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3872,6 +4124,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3892,6 +4146,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3914,6 +4170,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3970,6 +4228,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -3990,6 +4250,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4010,6 +4272,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4030,6 +4294,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4050,6 +4316,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4070,6 +4338,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4090,6 +4360,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4110,6 +4382,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4132,6 +4406,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4152,6 +4428,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4174,6 +4452,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4237,6 +4517,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4257,6 +4539,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4277,6 +4561,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4297,6 +4583,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4319,6 +4607,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4339,6 +4629,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4361,6 +4653,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4451,6 +4745,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4471,6 +4767,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4491,6 +4789,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4511,6 +4811,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4531,6 +4833,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4551,6 +4855,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4573,6 +4879,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4593,6 +4901,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4615,6 +4925,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4674,6 +4986,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4694,6 +5008,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4714,6 +5030,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4734,6 +5052,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4754,6 +5074,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4776,6 +5098,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4796,6 +5120,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4818,6 +5144,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4874,6 +5202,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4894,6 +5224,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4914,6 +5246,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4934,6 +5268,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4954,6 +5290,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4974,6 +5312,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -4994,6 +5334,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5016,6 +5358,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5036,6 +5380,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5058,6 +5404,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5118,6 +5466,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5138,6 +5488,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5158,6 +5510,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5178,6 +5532,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5200,6 +5556,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5220,6 +5578,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5242,6 +5602,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5308,6 +5670,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5328,6 +5692,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5348,6 +5714,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5368,6 +5736,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5388,6 +5758,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5408,6 +5780,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5430,6 +5804,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5450,6 +5826,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5472,6 +5850,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5549,6 +5929,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5569,6 +5951,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5589,6 +5973,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5609,6 +5995,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5629,6 +6017,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5651,6 +6041,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5671,6 +6063,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5693,6 +6087,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5749,6 +6145,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5769,6 +6167,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5789,6 +6189,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5809,6 +6211,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5829,6 +6233,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5849,6 +6255,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5869,6 +6277,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5891,6 +6301,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5911,6 +6323,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5933,6 +6347,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -5988,6 +6404,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6008,6 +6426,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6028,6 +6448,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6048,6 +6470,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6068,6 +6492,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6088,6 +6514,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6108,6 +6536,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6130,6 +6560,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6150,6 +6582,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6172,6 +6606,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6239,6 +6675,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6259,6 +6697,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6279,6 +6719,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6299,6 +6741,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6319,6 +6763,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6339,6 +6785,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6359,6 +6807,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6381,6 +6831,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6401,6 +6853,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };
@@ -6423,6 +6877,8 @@ export interface operations {
                         success: false;
                         /** @description A human-readable sentence saying what went wrong. */
                         error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
                     };
                 };
             };

@@ -14,9 +14,12 @@ const MASK = '********';
 /** Variables whose whole value is a secret (MAILROOM_SECRET_KEY, METRICS_TOKEN, …): shown as a mask whatever they hold. */
 const SECRET_NAME = /SECRET|TOKEN|PASSWORD/;
 
-/** A URL with its password replaced by the mask (`postgres://mailroom:********@db/mailroom`); anything else as it is. */
+/**
+ * A URL with its password replaced by the mask (`postgres://mailroom:********@db/mailroom`), a password
+ * given as a parameter too (`?password=…`, `&sslpassword=…`, as libpq reads them); anything else as it is.
+ */
 export function maskUrlPassword(text: string): string {
-  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/[^:@/\s]*:)[^@/\s]+@/gi, `$1${MASK}@`);
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/[^:@/\s]*:)[^@/\s]+@/gi, `$1${MASK}@`).replace(/([?&](?:ssl)?password=)[^&#\s]+/gi, `$1${MASK}`);
 }
 
 /** A value as `mailroom config` may show it: a secret never, a URL without its password. */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { backupReport, backupStore, rotateSecrets, rotationReport } from '../composition/index.js';
 import { printResult } from '../cli/output.js';
-import { cliConfig, required } from './store.js';
+import { cliConfig, required, tellStore, useExistingStore } from './store.js';
 
 /** `mailroom secrets rotate` and `mailroom backup`: the store's secrets and copies (src/operations/). */
 export function registerOperationsCommands(program: Command): void {
@@ -16,19 +16,21 @@ export function registerOperationsCommands(program: Command): void {
     .option('--new-key-file <FILE>', 'the new key (required when MAILROOM_SECRET_KEY is set)')
     .option('--json', 'print {resealed, unreadable, key_file}')
     .action(async (options: { newKeyFile?: string; json?: boolean }) => {
-      const rotated = await rotateSecrets(cliConfig(), options.newKeyFile);
+      const rotated = await rotateSecrets(await useExistingStore(), options.newKeyFile);
       const data = { resealed: rotated.resealed, unreadable: rotated.unreadable.map((s) => ({ kind: s.purpose.name, id: s.id })), key_file: rotated.keyFile ?? null };
       printResult(options.json, data, () => rotationReport(rotated));
     });
 
   program
     .command('backup')
-    .description('Copy the SQLite store to FILE while Mailroom serves, and its key file to FILE.key (PostgreSQL: pg_dump, see the README)')
+    .description('Copy the SQLite store to FILE while Mailroom serves, and its key file to FILE.key (PostgreSQL: pg_dump, see docs/secrets-and-backups.md)')
     .usage('--to FILE [--json]')
     .option('--to <FILE>', 'where the copy goes (it must not exist)')
     .option('--json', 'print {file, key_file, pages}')
     .action(async (options: { to?: string; json?: boolean }) => {
-      const backup = await backupStore(cliConfig(), required(options.to, '--to'));
+      const config = cliConfig();
+      // Told once the store is found and the copy can be made: the refusals name what they refuse.
+      const backup = await backupStore(config, required(options.to, '--to'), () => tellStore(config));
       printResult(options.json, { file: backup.file, key_file: backup.keyFile ?? null, pages: backup.pages }, () => backupReport(backup));
     });
 }

@@ -1,4 +1,5 @@
-import { Command, Help } from 'commander';
+import { Command, CommanderError, Help, Option } from 'commander';
+import { commandSuggestion } from '../cli/command-suggestion.js';
 import { registerApiKeyCommands } from './api-key.js';
 import { registerConfigCommand } from './config.js';
 import { registerInboundCommands } from './inbound.js';
@@ -44,13 +45,40 @@ const layout: Partial<Help> = {
   },
 };
 
+/** Every command's path (`workspace create`), the groups' too, for suggestions. */
+function commandPaths(command: Command): string[] {
+  return command.commands.filter((c) => c.name() !== 'help').flatMap((c) => [pathOf(c), ...commandPaths(c)]);
+}
+
+/**
+ * An unknown top-level word, with the nearest command: commander's own guess there comes from the
+ * command list as the help lays it out (workspace create, …), which holds no group, so `workspac`
+ * found nothing and `create` found a `create` no one can run.
+ */
+function withTopLevelSuggestion(program: Command, message: string): string {
+  const unknown = /^unknown command '(.+)'$/.exec(message)?.[1];
+  return unknown === undefined ? message : `${message}${commandSuggestion(unknown, commandPaths(program))}`;
+}
+
 /** Each error on one line, with where to read more: `mailroom: unknown option '--jsn' (Did you mean --json?); see mailroom workspace list --help`. */
 function reportErrorsOnOneLine(command: Command): void {
   const where = `mailroom${pathOf(command) ? ` ${pathOf(command)}` : ''}`;
   command.configureOutput({
-    outputError: (message, write) => write(`mailroom: ${message.replace(/^error: /, '').trim().replace(/(?<!\s)\s*\n\s*/g, ' ')}; see ${where} --help\n`),
+    outputError: (message, write) => {
+      const line = message.replace(/^error: /, '').trim().replace(/(?<!\s)\s*\n\s*/g, ' ');
+      write(`mailroom: ${command.parent ? line : withTopLevelSuggestion(command, line)}; see ${where} --help\n`);
+    },
   });
   for (const sub of command.commands) reportErrorsOnOneLine(sub);
+}
+
+/** `-v` as `-V` and `--version` (commander takes one short flag an option): what people try first. */
+function versionAlsoAsLowerV(program: Command): void {
+  program.addOption(new Option('-v').hideHelp());
+  program.on('option:v', () => {
+    process.stdout.write(`${program.version()}\n`);
+    throw new CommanderError(0, 'commander.version', String(program.version()));
+  });
 }
 
 /**
@@ -61,7 +89,7 @@ function reportErrorsOnOneLine(command: Command): void {
 export function buildProgram(fromEnvFile: ReadonlySet<string>): Command {
   const program = new Command('mailroom')
     .description('Mailroom: a self-hostable transactional e-mail service')
-    .version(mailroomVersion(), '-V, --version', 'print the version')
+    .version(mailroomVersion(), '-V, --version', 'print the version (-v too)')
     .helpOption('-h, --help', 'show help for the command')
     .configureHelp(layout)
     .exitOverride()
@@ -78,6 +106,9 @@ export function buildProgram(fromEnvFile: ReadonlySet<string>): Command {
   registerInboundCommands(program);
   registerConfigCommand(program, fromEnvFile);
   registerOperationsCommands(program);
+  // Set after the commands are made, which copied the setting: theirs keep commander's guesses (`workspace craete`).
+  program.showSuggestionAfterError(false);
+  versionAlsoAsLowerV(program);
   reportErrorsOnOneLine(program);
   return program;
 }

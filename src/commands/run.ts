@@ -22,12 +22,8 @@ function oneLine(error: unknown): string {
  */
 export async function runCli(argv: string[]): Promise<void> {
   try {
-    const program = buildProgram(loadEnvFile());
-    if (argv.length === 0) {
-      program.outputHelp();
-      return;
-    }
-    await program.parseAsync(argv, { from: 'user' });
+    // A bare `mailroom` is a command left out: commander shows the help on stderr, as for `mailroom workspace`, with status 2.
+    await buildProgram(loadEnvFile()).parseAsync(argv, { from: 'user' });
   } catch (error) {
     // Commander has printed its own line (or the help or version asked for): only the status is left to set.
     if (error instanceof CommanderError) {

@@ -1,5 +1,7 @@
-import { loadConfig, type Config } from '../config.js';
-import { createStore, openMigratedDatabase, createServices, type Services } from '../composition/index.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { createStore, openMigratedDatabase, createServices, storeExists, type Services } from '../composition/index.js';
+import { maskUrlPassword } from '../cli/config-report.js';
+import { sqliteFileOf } from '../db/sqlite-file.js';
 import type { Store } from '../db/store.js';
 import { UsageError } from '../lib/usage-error.js';
 
@@ -8,9 +10,44 @@ export function cliConfig(): Config {
   return loadConfig(process.env);
 }
 
-/** Runs `work` over the services of the migrated store, then closes the store, whatever happened. */
-export async function withServices<T>(work: (services: Services, store: Store) => Promise<T>): Promise<T> {
+/** The store a configuration names, as the commands tell it: the SQLite file's absolute path, or DATABASE_URL without its password. */
+export function storeName(config: Pick<Config, 'dataDir' | 'databaseUrl'>): string {
+  return config.databaseUrl ? `${maskUrlPassword(config.databaseUrl)} (DATABASE_URL)` : `${sqliteFileOf(config.dataDir)} (MAILROOM_DATA_DIR)`;
+}
+
+/** The one line on stderr that says which store a command works on: stdout stays the command's answer, for scripts. */
+export function tellStore(config: Config, verb: 'using' | 'creating' = 'using'): void {
+  process.stderr.write(`mailroom: ${verb} store ${storeName(config)}\n`);
+}
+
+/**
+ * This run's configuration, for a command that works on the store a server made: the store is named on
+ * stderr, or, when there is none, the command is refused and nothing is made. Without the refusal a
+ * command run without the server's MAILROOM_DATA_DIR (or DATABASE_URL) would make a store of its own
+ * and print, say, an API key the server has never heard of.
+ */
+export async function useExistingStore(): Promise<Config> {
   const config = cliConfig();
+  if (!(await storeExists(config))) {
+    const variable = config.databaseUrl ? 'DATABASE_URL' : 'MAILROOM_DATA_DIR';
+    throw new ConfigError(
+      `There is no store at ${storeName(config)}, and this command does not make one: set ${variable} to the store the server uses, or make this one with mailroom migrate (or mailroom serve)`,
+    );
+  }
+  tellStore(config, 'using');
+  return config;
+}
+
+/** This run's configuration, for `migrate` and `serve`, which make the store when there is none: named on stderr, said to be new. */
+export async function useOrCreateStore(): Promise<Config> {
+  const config = cliConfig();
+  tellStore(config, (await storeExists(config)) ? 'using' : 'creating');
+  return config;
+}
+
+/** Runs `work` over the services of the existing store (pending migrations applied), then closes the store, whatever happened. */
+export async function withServices<T>(work: (services: Services, store: Store) => Promise<T>): Promise<T> {
+  const config = await useExistingStore();
   const db = await openMigratedDatabase(config);
   try {
     const store = createStore(db);

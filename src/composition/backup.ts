@@ -30,11 +30,12 @@ const ALL_PAGES = 0x7fffffff;
  * reads one snapshot, which under WAL does not hold writers up. With
  * MAILROOM_SECRET_KEY the key is the operator's to keep and is not written.
  * Refuses to overwrite anything, and refuses a key that does not open the
- * store's secrets: such a backup could not be read back.
+ * store's secrets: such a backup could not be read back. `copying` is told the store's file once
+ * every check has passed, before a byte is copied.
  */
-export async function backupStore(config: Config, to: string): Promise<BackupResult> {
+export async function backupStore(config: Config, to: string, copying: (source: string) => void = () => {}): Promise<BackupResult> {
   if (storeKindOf(config) === 'postgres') {
-    throw new ConfigError('mailroom backup copies the embedded SQLite store; with DATABASE_URL, back PostgreSQL up with pg_dump (README: Backup and restore) and keep MAILROOM_SECRET_KEY with it');
+    throw new ConfigError('mailroom backup copies the embedded SQLite store; with DATABASE_URL, back PostgreSQL up with pg_dump (docs/secrets-and-backups.md) and keep MAILROOM_SECRET_KEY with it');
   }
   const source = sqliteFileOf(config.dataDir);
   if (!existsSync(source)) throw new NotFoundError(`There is no store to back up at ${source} (MAILROOM_DATA_DIR)`);
@@ -42,6 +43,7 @@ export async function backupStore(config: Config, to: string): Promise<BackupRes
   const keyFile = config.secretKey ? undefined : `${file}.key`;
   for (const path of [file, keyFile]) if (path && existsSync(path)) throw new ConflictError(`${path} exists: mailroom backup does not overwrite`);
   const keyText = await checkedKeyText(config);
+  copying(source);
 
   const partial = `${file}.partial`;
   unlinkIfPresent(partial);

@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { openDatabase, pingDatabase, storeKindOf, UnreachableError, type Db, type SqliteOptions } from '../db/database.js';
-import { migrateToLatest } from '../db/migrator.js';
+import { openDatabase, pingDatabase, sqliteFileOf, storeKindOf, UnreachableError, type Db, type SqliteOptions } from '../db/database.js';
+import { holdsMigrations, migrateToLatest } from '../db/migrator.js';
 import { storeCauseOf } from '../db/store-failure.js';
 import { loadReturnPathKeys, createReturnPathSigner, type ReturnPathSigner } from '../inbound/index.js';
 import { createLogger as createConfiguredLogger } from '../observability/index.js';
@@ -24,6 +25,20 @@ export async function openReachableDatabase(config: Config, sqliteOptions: Sqlit
     });
   }
   return db;
+}
+
+/**
+ * Whether the store the configuration names is there (a first start or `mailroom migrate` made it), found
+ * without making it: the SQLite file in the data dir, or Mailroom's tables in DATABASE_URL's database.
+ */
+export async function storeExists(config: Config): Promise<boolean> {
+  if (storeKindOf(config) === 'sqlite') return existsSync(sqliteFileOf(config.dataDir));
+  const db = await openReachableDatabase(config);
+  try {
+    return await holdsMigrations(db);
+  } finally {
+    await db.destroy();
+  }
 }
 
 /** Opens the store and applies pending migrations: what every command that touches data needs first. */

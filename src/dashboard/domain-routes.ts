@@ -13,6 +13,9 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(base, { schema: { params: WorkspaceParams }, config: { ability: 'read' } }, async (request) => ok(await domains.list(workspaceIdOf(request))));
 
+  // Not a domain of the workspace's, but what every one's records are made of: MAILROOM_HOSTNAME, and whether DNS can use it.
+  app.get('/workspaces/:workspaceId/record-host', { schema: { params: WorkspaceParams }, config: { ability: 'read' } }, async () => ok(domains.recordHost()));
+
   app.post(base, { schema: { params: WorkspaceParams, body: DomainBody }, config: { ability: 'configure' } }, async (request, reply) =>
     reply.code(201).send(ok(await domains.add(workspaceIdOf(request), request.body.domain))),
   );

@@ -25,7 +25,7 @@ export function storeKindOf(config: Pick<Config, 'databaseUrl'>): StoreKind {
   return config.databaseUrl ? 'postgres' : 'sqlite';
 }
 
-/** Which store an open database is, for the few statements whose SQL must differ (see docs/ARCHITECTURE.md). */
+/** Which store an open database is, for the few statements whose SQL must differ (see docs/architecture.md). */
 export function storeKindOfDb(db: Kysely<any>): StoreKind {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }

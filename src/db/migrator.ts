@@ -1,4 +1,5 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { storeKindOfDb } from './database.js';
 import * as initial from './migrations/0001-initial.js';
 import * as sandboxMessages from './migrations/0002-sandbox-messages.js';
 import * as deliveryHistory from './migrations/0003-delivery-history.js';
@@ -57,8 +58,20 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 /** Names compare by code unit: Kysely's default, localeCompare, sets up ICU's collator at every start (a few ms) to order ASCII names. */
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+const MIGRATION_TABLE = 'mailroom_migrations';
+
 const migratorOf = (db: Kysely<any>) =>
-  new Migrator({ db, provider, migrationTableName: 'mailroom_migrations', migrationLockTableName: 'mailroom_migrations_lock', nameComparator: byName });
+  new Migrator({ db, provider, migrationTableName: MIGRATION_TABLE, migrationLockTableName: 'mailroom_migrations_lock', nameComparator: byName });
+
+/** Whether the database holds a Mailroom store (its migrations table): a fresh database, or one of something else, does not. */
+export async function holdsMigrations(db: Kysely<any>): Promise<boolean> {
+  const query =
+    storeKindOfDb(db) === 'postgres'
+      ? sql<{ present: boolean }>`select to_regclass(${MIGRATION_TABLE}) is not null as present`
+      : sql<{ present: boolean }>`select count(*) > 0 as present from sqlite_master where type = 'table' and name = ${MIGRATION_TABLE}`;
+  const { rows } = await query.execute(db);
+  return Boolean(rows[0]?.present);
+}
 
 /** Throws, naming them, when migrations known to this code are not applied to the store (a readiness check). */
 export async function assertMigrated(db: Kysely<any>): Promise<void> {

@@ -67,7 +67,7 @@ interface Rule {
  * The one table of who refused a hand-over to an SMTP relay, in order, the
  * first rule that applies deciding. The reason comes from the inbound
  * classifier (RFC 3463 code first, then the reply's wording), the same one
- * that reads bounces coming back; README.md's refusal table is this one,
+ * that reads bounces coming back; docs/delivery.md's refusal table is this one,
  * row by row.
  */
 export const REFUSAL_RULES: readonly Rule[] = [

@@ -13,7 +13,7 @@ const SANDBOX_HAND_OVER_MS = 30_000;
 export const SIMULATOR_DOMAIN = 'simulator.mailroom.test';
 
 /**
- * What each simulator mailbox does (README, "Sandbox and simulator"); any
+ * What each simulator mailbox does (docs/delivery.md, "Providers"); any
  * other address is delivered into the sandbox. `tempfail` fails every
  * attempt, so it shows the retries and, once they run out, `failed`.
  */

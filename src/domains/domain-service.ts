@@ -8,6 +8,7 @@ import { dkimRecordName, dnsRecordsFor, RETURN_PATH_LABEL, type DnsRecord } from
 import { checkRecords, type RecordCheck } from './record-checks.js';
 import type { DnsVerifier } from './dns-verifier.js';
 import { normalizeDomainName } from '../lib/domain-name.js';
+import { mailHostnameProblem } from './mail-hostname.js';
 import { createSecretBox, DKIM_PRIVATE_KEY } from '../lib/secret-box.js';
 
 export interface DomainSummary {
@@ -24,6 +25,12 @@ export interface DomainDetail extends DomainSummary {
   error: string | null;
   /** After a verification, each with what was found at its name (`check`). */
   records: Array<DnsRecord & { check?: RecordCheck }>;
+}
+
+/** The host name every domain's MX and SPF records name, and what is wrong with it for public DNS (null when nothing). */
+export interface RecordHost {
+  mail_hostname: string;
+  warning: string | null;
 }
 
 export function createDomainService(store: Store, dns: DnsVerifier, config: Pick<Config, 'mailHostname' | 'spfInclude' | 'secretKey'>) {
@@ -72,6 +79,11 @@ export function createDomainService(store: Store, dns: DnsVerifier, config: Pick
         throw error;
       }
       return detail(row);
+    },
+
+    /** MAILROOM_HOSTNAME as the records use it: the Domains page warns when public DNS cannot use it. */
+    recordHost(): RecordHost {
+      return { mail_hostname: config.mailHostname, warning: mailHostnameProblem(config.mailHostname) };
     },
 
     async list(workspaceId: string): Promise<DomainSummary[]> {

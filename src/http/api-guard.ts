@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { MissingApiKeyError, RateLimitError, SendingOnlyKeyError, UnauthorizedError } from '../lib/errors.js';
+import { ApiKeyInAuthorizationError, MissingApiKeyError, RateLimitError, SendingOnlyKeyError, UnauthorizedError } from '../lib/errors.js';
 import { clientNetworkOf } from '../lib/client-network.js';
 import type { AuthenticatedKey, SendingKey } from '../lib/key-identity.js';
 import type { RateLimitDecision, RateLimiter } from '../lib/rate-limiter.js';
@@ -81,7 +81,7 @@ export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
     const nowSeconds = Math.floor(Date.now() / 1000);
     reportBudget(reply, decision, guarded.config?.dialect, nowSeconds);
     if (!decision.allowed) throw new RateLimitError(Math.max(1, decision.resetAt - nowSeconds));
-    if (!auth) throw guarded.presented === undefined ? new MissingApiKeyError() : new UnauthorizedError();
+    if (!auth) throw guarded.presented !== undefined ? new UnauthorizedError() : misplacedKey(request, guarded) ? new ApiKeyInAuthorizationError() : new MissingApiKeyError();
     // After the rate limit, so a sending key probing other routes still spends its budget.
     if (auth.permission === 'sending_access' && !SENDING_ROUTES.has(`${request.method} ${guarded.url}`)) throw new SendingOnlyKeyError();
     request.auth = auth;
@@ -115,6 +115,11 @@ export function registerApiGuard(app: FastifyInstance, deps: GuardDeps): void {
     }
     guardAfterWaiting(request, reply, guarded, auth).then(() => done(), done);
   });
+}
+
+/** No x-api-key on a /v1 route, but an Authorization header: a key sent where Resend's API reads it. */
+function misplacedKey(request: FastifyRequest, guarded: GuardedRequest): boolean {
+  return guarded.config?.dialect === undefined && request.headers['x-api-key'] === undefined && request.headers.authorization !== undefined;
 }
 
 /** The workspace the request acts for; the guard has already refused requests without one. */

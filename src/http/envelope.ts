@@ -3,8 +3,9 @@ export function ok<T>(data: T): { success: true; data: T } {
   return { success: true, data };
 }
 
-export function fail(error: string): { success: false; error: string } {
-  return { success: false, error };
+/** `hint`, on the few errors that have one (lib/errors.ts), says what to do instead. */
+export function fail(error: string, hint?: string): { success: false; error: string; hint?: string } {
+  return hint === undefined ? { success: false, error } : { success: false, error, hint };
 }
 
 /** The success envelope around data that is JSON text already (written by the store): sent as it is, not parsed and serialised again. */

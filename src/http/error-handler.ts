@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, RecipientLimitError } from '../lib/errors.js';
 import { fail } from './envelope.js';
+import { NOT_JSON } from './json-body.js';
 import './api-dialect.js';
 import { reportBudget } from './rate-limit-headers.js';
 
@@ -9,7 +10,7 @@ const FASTIFY_CLIENT_ERRORS: Record<string, string> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'Request body is too large',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Content-Type must be application/json',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'Request body must not be empty when Content-Type is application/json',
-  FST_ERR_CTP_INVALID_JSON_BODY: 'Request body is not valid JSON',
+  FST_ERR_CTP_INVALID_JSON_BODY: NOT_JSON,
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the request body',
 };
 
@@ -28,7 +29,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const dialect = request.routeOptions.config?.dialect;
     // The budget that refused, in place of the request's own the guard reported.
     if (error instanceof RecipientLimitError) reportBudget(reply, error.budget, dialect, Math.floor(Date.now() / 1000));
-    if (!dialect) return reply.code(status).send(fail(message));
+    if (!dialect) return reply.code(status).send(fail(message, error instanceof AppError ? error.hint : undefined));
     const answer = dialect.failure({ status, message, error });
     return reply.code(answer.status).send(answer.body);
   });

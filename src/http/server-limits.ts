@@ -2,7 +2,7 @@ import type { ServerOptions } from 'node:http';
 
 /**
  * How long and how large a request on the API's port may be, as Node's HTTP
- * server enforces it before Fastify sees the request (docs/DEPLOYMENT.md,
+ * server enforces it before Fastify sees the request (docs/operations.md,
  * "HTTP timeouts and limits"). Node's defaults let a client that sends its
  * headers a byte a second hold a connection for up to 90 s (a 60 s headers
  * timeout, looked at every 30 s) and Fastify's turn the request timeout off.

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 import { Type } from 'typebox';
+import { unknownFieldsFirst, withoutRequired } from './unknown-fields-first.js';
 
 /**
  * Bodies are validated strictly (no type coercion, unknown fields refused so a
@@ -23,10 +24,12 @@ const queryAjv = new Ajv({ coerceTypes: true, removeAdditional: false, useDefaul
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
   let compiled: ValidateFunction | undefined;
+  let lenient: ValidateFunction | undefined;
   const validate = (data: unknown): boolean => {
     compiled ??= ajv.compile(schema as object);
     const valid = compiled(data);
-    validate.errors = compiled.errors;
+    if (valid || !compiled.errors) validate.errors = compiled.errors;
+    else validate.errors = unknownFieldsFirst(schema, data, compiled.errors, () => (lenient ??= ajv.compile(withoutRequired(schema) as object)));
     return valid;
   };
   validate.errors = null as ValidateFunction['errors'];
@@ -51,7 +54,7 @@ export function formatValidationError(errors: ErrorObject[], dataVar: string): E
       return new Error(`${child(String(params.missingProperty))} is required`);
     case 'additionalProperties':
       return new Error(
-        `${child(String(params.additionalProperty))} is not a supported ${dataVar === 'querystring' && !base ? 'query parameter' : 'field'}`,
+        `${child(String(params.additionalProperty))} is not a supported ${dataVar === 'querystring' && !base ? 'query parameter' : 'field'}${params.v1Name ? ` (did you mean ${child(String(params.v1Name))}?)` : ''}`,
       );
     case 'type':
       return new Error(`${field} must be ${article(String(params.type))}`);

@@ -7,7 +7,7 @@ import type { InboundKind } from './kinds.js';
  * `bounce_type`/`bounce_subtype` a `bounced` event carries. The inbound
  * parser (`bounce-classifier.ts`) reads a report's recipients into these
  * reasons, and the outgoing refusal table (`delivery/refusal-table.ts`) reads
- * a relay's replies into the same ones; README.md ("How inbound reports are
+ * a relay's replies into the same ones; docs/inbound.md ("How inbound reports are
  * classified") is this table, row by row.
  *
  * The reasons follow sisimai's (https://libsisimai.org/en/reason/), whose
@@ -24,7 +24,7 @@ export type ReasonKind = 'hard' | 'hard-if-permanent' | 'soft' | 'complaint' | '
 export type BounceSubtype = 'NoEmail' | 'General' | 'MailboxFull' | 'MessageTooLarge' | 'ContentRejected' | 'Undetermined';
 
 export interface ReasonRow {
-  /** In words, for people (README, the CLI). */
+  /** In words, for people (docs/inbound.md, the CLI). */
   label: string;
   kind: ReasonKind;
   /** For a bounce: the subtype when it is hard (`NoEmail`, `General`) and when it is soft. */

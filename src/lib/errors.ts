@@ -6,6 +6,8 @@ export abstract class AppError extends Error {
   abstract readonly statusCode: number;
   /** Seconds after which trying again may succeed: sent as `Retry-After`. */
   readonly retryAfterSeconds?: number;
+  /** What to do instead, when the message alone would not say it: sent beside `error` as `hint` (under /v1). */
+  readonly hint?: string;
   /** The message is written for the API caller and is safe to show; a `cause` is for the log only. */
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -26,6 +28,14 @@ export class UnauthorizedError extends AppError {
 
 /** No key at all, as opposed to a wrong one: the same answer under /v1, told apart by Resend's dialect (compat/resend). */
 export class MissingApiKeyError extends UnauthorizedError {}
+
+/**
+ * No x-api-key under /v1, but an Authorization header: most likely a key sent as Resend's API takes it
+ * (`Authorization: Bearer`). SPEC.md §7 fixes the 401's message; the hint beside it says where the key goes.
+ */
+export class ApiKeyInAuthorizationError extends MissingApiKeyError {
+  override readonly hint = '/v1 takes the API key in the x-api-key header; Authorization: Bearer is for the Resend-compatible API at /compat/resend';
+}
 
 /** Signed in, but not allowed: a role too low, a request from another origin, a CSRF token missing or wrong. */
 export class ForbiddenError extends AppError {

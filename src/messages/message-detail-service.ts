@@ -176,6 +176,21 @@ export function createMessageDetailService(store: Store) {
       return { id, raw };
     },
 
+    /**
+     * One attachment with its bytes (the dashboard's download), by its 0-based
+     * place in the detail's `attachments`; 404 once the content expired (the
+     * pruner keeps the rows but empties them) or for a place with none.
+     */
+    async attachment(workspaceId: string, id: string, position: number): Promise<{ filename: string; content_type: string; content: Buffer }> {
+      return store.snapshot(async (repos) => {
+        const message = await messageOf(repos, workspaceId, id);
+        if (message.content_expired_at !== null) throw new NotFoundError(contentExpiredReason(message.content_expired_at));
+        const row = await repos.attachments.findWithContent(id, position);
+        if (!row) throw new NotFoundError('Attachment not found');
+        return { filename: row.filename, content_type: row.content_type, content: row.content };
+      });
+    },
+
     /** The HTML body alone (the dashboard's sandboxed frame); 404 for a message without one. */
     async html(workspaceId: string, id: string): Promise<string> {
       const message = await messageOf(store, workspaceId, id);

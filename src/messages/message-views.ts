@@ -15,7 +15,7 @@ export interface RecipientEventView {
 export interface AttemptView {
   attempt: number;
   at: string;
-  /** `delivered`, `accepted`, `temporary`, `permanent`, `failed` or `suppressed` (see the README's delivery table). */
+  /** `delivered`, `accepted`, `temporary`, `permanent`, `failed` or `suppressed` (see docs/delivery.md's table of the provider's answers). */
   outcome: string;
   /** The provider's or the upstream's reply, or why no hand-over was made. */
   reply: string;

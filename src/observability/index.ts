@@ -1,4 +1,4 @@
-/** Metrics, health probes, request ids and the log's format (README, "Monitoring"). */
+/** Metrics, health probes, request ids and the log's format (docs/monitoring.md). */
 export { createMetrics, type Metrics, type MetricsOptions, type SendWay } from './metrics.js';
 export { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 export { monitoringRoutes, timeRequests, LIVENESS_PATH, READINESS_PATH, METRICS_PATH } from './monitoring-routes.js';

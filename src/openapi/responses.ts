@@ -30,9 +30,13 @@ const IDEMPOTENT_REPLAYED = {
 /** On the lists that are paged: the number of entries matching the filter, over all pages. */
 export const TOTAL_COUNT = { 'X-Total-Count': header('Entries matching the filter, over all pages.', Type.Integer(), true) };
 
-/** SPEC.md §1: `{success: false, error}`, the error one sentence that names the offending field where there is one. */
+/** SPEC.md §1: `{success: false, error}`, the error one sentence that names the offending field where there is one; a `hint` beside it on a few. */
 export const ErrorEnvelope = Type.Object(
-  { success: Type.Literal(false), error: Type.String({ description: 'A human-readable sentence saying what went wrong.' }) },
+  {
+    success: Type.Literal(false),
+    error: Type.String({ description: 'A human-readable sentence saying what went wrong.' }),
+    hint: Type.Optional(Type.String({ description: 'On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key.' })),
+  },
   { additionalProperties: false },
 );
 
@@ -41,7 +45,7 @@ export function Ok<T extends TSchema>(data: T) {
   return Type.Object({ success: Type.Literal(true), data }, { additionalProperties: false });
 }
 
-/** What each error status means on this API (DESIGN.md §2, README "Errors"). */
+/** What each error status means on this API (DESIGN.md §2, docs/api.md "Errors"). */
 const ERROR_MEANINGS = {
   400: 'The request is not valid: the sentence names the field, query parameter or header.',
   401: 'The API key is missing or invalid: "Invalid or missing API key".',

@@ -54,7 +54,7 @@ export interface SendRequest {
   attachmentBytes: number;
 }
 
-/** Applies SPEC.md §2.1 and §8.2 and the send extensions (README, "Send"); throws a ValidationError naming the field. */
+/** Applies SPEC.md §2.1 and §8.2 and the send extensions (docs/sending.md, "Send fields"); throws a ValidationError naming the field. */
 export function parseSendRequest(input: SendInput, options: MailboxOptions = {}): SendRequest {
   if (input.to.length === 0) throw new ValidationError('to must contain at least one recipient');
   if (input.to.length > MAX_RECIPIENTS) {

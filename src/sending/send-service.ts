@@ -132,7 +132,7 @@ export function createSendService(
           throw error;
         }
       });
-      // A batch carries no more attachment bytes than one send may: its body limit is /v1/send's (README, "Batch sends").
+      // A batch carries no more attachment bytes than one send may: its body limit is /v1/send's (docs/sending.md, "Batch sends").
       const attachmentBytes = requests.reduce((sum, request) => sum + request.attachmentBytes, 0);
       if (attachmentBytes > MAX_ATTACHMENT_BYTES) {
         throw new ValidationError(`attachments of a batch must be at most ${ATTACHMENT_LIMIT} together after decoding (got ${megabytes(attachmentBytes)})`);

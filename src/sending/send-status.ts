@@ -16,7 +16,7 @@ export type SendStatus = Extract<LogStatus, 'sent' | 'delivered' | 'bounced' | '
  *   after a bounce is late news, not a correction.
  * Soft bounces and temporary failures are attempts, not statuses. Complaints
  * are log entries of their own and do not move the `send` entry.
- * docs/ARCHITECTURE.md shows the same table.
+ * docs/architecture.md shows the same table.
  */
 export const SEND_STATUS_TRANSITIONS: Readonly<Record<SendStatus, readonly SendStatus[]>> = {
   sent: ['delivered', 'bounced', 'failed', 'suppressed'],

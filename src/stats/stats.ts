@@ -8,7 +8,7 @@ export interface CounterRow {
   count: number;
 }
 
-/** SPEC.md §2.4, derived from the log as the README's "Statistics" section states. */
+/** SPEC.md §2.4, derived from the log as docs/logs-and-stats.md's "Statistics" states. */
 export interface Stats {
   total_sent: number;
   delivered: number;
@@ -27,7 +27,7 @@ export function sumMatching(rows: CounterRow[], filter: { type?: LogType | undef
 
 type LogFilterOf = { type?: LogType; status?: LogStatus };
 
-/** Each statistic is the total of one log filter (README, "Statistics"): the one place that says which. */
+/** Each statistic is the total of one log filter (docs/logs-and-stats.md, "Statistics"): the one place that says which. */
 export const STAT_FILTERS: Readonly<Record<keyof Stats, LogFilterOf>> = {
   total_sent: { type: 'send' },
   delivered: { type: 'send', status: 'delivered' },

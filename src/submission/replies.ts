@@ -1,8 +1,8 @@
 import { ForbiddenError, RateLimitError, RecipientLimitError, ServiceUnavailableError, ValidationError } from '../lib/errors.js';
 
 /**
- * Every reply the submission server words itself, in one table (README,
- * "SMTP submission"): the code (RFC 5321), the enhanced status code (RFC
+ * Every reply the submission server words itself, in one table (docs/smtp.md,
+ * "Replies"): the code (RFC 5321), the enhanced status code (RFC
  * 3463, RFC 4954 for authentication) and the text. smtp-server's own replies
  * (syntax errors, bad sequence, 538 before STARTTLS) carry no enhanced code:
  * it only adds them all or none, and its defaults would mislabel ours.

@@ -171,7 +171,7 @@ export async function resolvePublicTarget(raw: string, allowPrivate: boolean, re
       const reason = nonPublicReason(address);
       if (reason === undefined) continue;
       const where = address === host ? `url points to ${address}` : `url host ${host} resolves to ${address}`;
-      throw new WebhookTargetError(`${where}, ${reason}; webhooks may only be sent to public addresses`, 'not_public');
+      throw new WebhookTargetError(`${where}, ${reason}; webhooks may only be sent to public addresses, unless the server runs with WEBHOOK_ALLOW_PRIVATE=true`, 'not_public');
     }
   }
   return { url, host, addresses };

@@ -9,7 +9,7 @@ export interface ForwardingProxy {
 
 /**
  * A reverse proxy on loopback in front of a real Mailroom at `upstream`, setting the headers as
- * docs/DEPLOYMENT.md's nginx block does: Host kept, the connecting address appended to whatever
+ * docs/operations.md's nginx block does: Host kept, the connecting address appended to whatever
  * X-Forwarded-For the client sent (nginx's `$proxy_add_x_forwarded_for`), and X-Forwarded-Proto
  * `https`, the `$scheme` of nginx's TLS listener this stands in for.
  */

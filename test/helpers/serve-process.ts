@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -56,6 +56,16 @@ export function readStartLine(
 export function mailroomCommand(args: string[], env: Record<string, string>, options: { cwd?: string; unprivileged?: boolean } = {}) {
   const [command, prefix] = options.unprivileged && process.getuid?.() === 0 ? ['setpriv', ['--bounding-set=-all', '--', process.execPath]] : [process.execPath, []];
   return spawnSync(command, [...prefix, BIN, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', cwd: options.cwd });
+}
+
+/**
+ * The line a command that opens the store writes on stderr before anything else of its own: which store
+ * (`mailroom: using store /tmp/…/mailroom.db (MAILROOM_DATA_DIR)`, or DATABASE_URL's). `creating`: `migrate`
+ * and `serve` on a data dir with no store yet.
+ */
+export function storeLine(env: Record<string, string | undefined>, verb: 'using' | 'creating' = 'using'): string {
+  const store = env.DATABASE_URL ? `${env.DATABASE_URL} (DATABASE_URL)` : `${join(resolve(env.MAILROOM_DATA_DIR ?? 'data'), 'mailroom.db')} (MAILROOM_DATA_DIR)`;
+  return `mailroom: ${verb} store ${store}\n`;
 }
 
 export interface ServeProcess {

@@ -63,6 +63,19 @@ export async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise
   }
 }
 
+/**
+ * A new store of the given kind with Mailroom's tables made, as `mailroom migrate` or a first `serve` makes
+ * them: what the commands that work on an existing store need (they refuse an empty data dir).
+ */
+export async function migratedStore(kind: StoreKind = TEST_STORE): Promise<FreshStore> {
+  const store = await freshStore(kind);
+  // Loaded here only: every test imports this file.
+  const [{ openMigratedDatabase }, { loadConfig }] = await Promise.all([import('../../src/composition/store-runtime.js'), import('../../src/config.js')]);
+  const db = await openMigratedDatabase(loadConfig({ ...store.env, LOG_LEVEL: 'silent' }));
+  await db.destroy();
+  return store;
+}
+
 /** A new, empty store of the given kind, of its own: a temp dir, and on PostgreSQL a database created for it. */
 export async function freshStore(kind: StoreKind = TEST_STORE): Promise<FreshStore> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-test-'));

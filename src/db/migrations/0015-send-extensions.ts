@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// The send extensions (README, "Send"), kept on the message row so every attempt builds the same MIME:
+// The send extensions (docs/sending.md, "Send fields"), kept on the message row so every attempt builds the same MIME:
 // - cc, bcc: JSON arrays of {name, address}, null when none (`recipients` stays the To list);
 // - headers: JSON array of [name, value] pairs, in request order, null when none.
 // reply_to keeps its column: it now holds a JSON array, or (rows written before) one {name, address}.

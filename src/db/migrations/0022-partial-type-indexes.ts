@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 // The log's type indexes without its sends (issue 19). Nearly every entry is a `send`, and each
-// index a send writes costs the accepting path B-tree pages at every commit (docs/ARCHITECTURE.md):
+// index a send writes costs the accepting path B-tree pages at every commit (docs/architecture.md):
 // - log_entries_type_idx and log_entries_type_status_idx keep only the other types (bounces,
 //   complaints), which a type filter needs them for. A filter on `send` reads the page index, or
 //   with a status the status index, and skips the few others (logs/type-condition.ts).

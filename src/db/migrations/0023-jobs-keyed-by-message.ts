@@ -4,12 +4,12 @@ import { storeKindOfDb } from '../database.js';
 // The outbox keyed by its message (issue 19). A message has at most one job, and every look-up but
 // the claim already named it by its message, so the job's own id only cost B-trees on the accepting
 // path: its primary key's and the message's unique index, two on SQLite, one on PostgreSQL, each
-// written at every commit of sends (docs/ARCHITECTURE.md). `message_id` becomes the primary key and
+// written at every commit of sends (docs/architecture.md). `message_id` becomes the primary key and
 // `id` goes; the claim index ends in `message_id`.
 // - SQLite: a table's key cannot change in place, so the table is rebuilt, WITHOUT ROWID (its rows
 //   are small and found by their key, so the rows live in the key's B-tree: one B-tree fewer again).
 // - PostgreSQL: the constraints change in place.
-// Processes of an earlier version name `delivery_jobs.id`: stop them all before this runs (DEPLOYMENT.md).
+// Processes of an earlier version name `delivery_jobs.id`: stop them all before this runs (docs/operations.md, Upgrades).
 const COLUMNS = ['message_id', 'workspace_id', 'state', 'attempts', 'available_at', 'lease_owner', 'lease_expires_at', 'last_error', 'created_at', 'updated_at', 'pending_recipients'];
 
 async function rebuildOnSqlite(db: Kysely<unknown>): Promise<void> {

@@ -28,6 +28,11 @@ export function createAttachmentsRepository(db: Db) {
         .execute();
     },
 
+    /** One attachment with its bytes (the dashboard's download), or undefined when the message has none at that position. */
+    async findWithContent(messageId: string, position: number): Promise<MessageAttachmentsTable | undefined> {
+      return db.selectFrom('message_attachments').selectAll().where('message_id', '=', messageId).where('position', '=', position).executeTakeFirst();
+    },
+
     /** One message's attachments with their bytes, in request order: read by the worker just before it builds. */
     async listWithContent(messageId: string): Promise<MessageAttachmentsTable[]> {
       return db.selectFrom('message_attachments').selectAll().where('message_id', '=', messageId).orderBy('position').execute();

@@ -1,5 +1,5 @@
 import { useState, type ComponentType } from 'react';
-import { CopyButton } from '../components/CopyButton';
+import { FirstKeyNotice } from './FirstKeyNotice';
 import { ApiKeysPage } from '../features/api-keys/ApiKeysPage';
 import { DomainsPage } from '../features/domains/DomainsPage';
 import { LogsPage } from '../features/logs/LogsPage';
@@ -10,7 +10,7 @@ import { SettingsPage } from '../features/settings/SettingsPage';
 import { SuppressionsPage } from '../features/suppressions/SuppressionsPage';
 import { WebhooksPage } from '../features/webhooks/WebhooksPage';
 import { navigate } from '../lib/router';
-import { signOut, type SessionInfo, type WorkspacePageProps } from '../lib/session';
+import { loadSession, signOut, type SessionInfo, type WorkspacePageProps } from '../lib/session';
 
 /**
  * The signed-in frame's navigation: each page of a workspace, in order. A page
@@ -62,11 +62,25 @@ interface ShellProps {
 export function Shell({ session, path, onSignedOut, onSessionChanged, apiKey: firstKey, workspaceId: openIn }: ShellProps) {
   const [workspaceId, setWorkspaceId] = useState(openIn ?? session.workspaces[0]?.id ?? '');
   const [apiKey, setApiKey] = useState(firstKey);
+  /** Said once the user has left a workspace: the one they left, until they switch. */
+  const [left, setLeft] = useState<string>();
   const item = ITEMS.map((route) => ({ route, id: route.pattern.exec(path)?.[1] })).find((found) => found.id !== undefined);
   const current = item?.route.parent ?? NAV.find((n) => path === n.path) ?? OVERVIEW;
   const Page = item ? undefined : current.Page;
   const ItemPage = item?.route.Page;
   const workspace = session.workspaces.find((w) => w.id === workspaceId);
+
+  // The session as the server has it now: a changed role applies to every page; a workspace left is left.
+  async function membershipChanged() {
+    const fresh = await loadSession().catch(() => session);
+    if (!fresh) return onSignedOut();
+    onSessionChanged(fresh);
+    if (!fresh.workspaces.some((w) => w.id === workspaceId)) {
+      setLeft(workspace?.name ?? 'the workspace');
+      setWorkspaceId(fresh.workspaces[0]?.id ?? '');
+      navigate('/');
+    }
+  }
 
   async function leave() {
     await signOut().catch(() => undefined);
@@ -80,7 +94,13 @@ export function Shell({ session, path, onSignedOut, onSessionChanged, apiKey: fi
         {session.workspaces.length > 0 && (
           <label className="switcher">
             <span>Workspace</span>
-            <select value={workspaceId} onChange={(e) => setWorkspaceId(e.target.value)}>
+            <select
+              value={workspaceId}
+              onChange={(e) => {
+                setLeft(undefined);
+                setWorkspaceId(e.target.value);
+              }}
+            >
               {session.workspaces.map((w) => (
                 <option key={w.id} value={w.id}>
                   {w.name}
@@ -112,19 +132,15 @@ export function Shell({ session, path, onSignedOut, onSessionChanged, apiKey: fi
         ))}
       </nav>
       <main className="content">
-        {apiKey && (
-          <section className="card notice-card" aria-labelledby="key-title">
-            <h2 id="key-title">The workspace's first API key</h2>
-            <p>It is shown only now: copy it somewhere safe.</p>
-            <div className="secret-row">
-              <code className="secret">{apiKey}</code>
-              <CopyButton value={apiKey} />
-            </div>
-          </section>
+        {apiKey && <FirstKeyNotice apiKey={apiKey} />}
+        {left && (
+          <p className="notice" role="status">
+            You are no longer a member of {left}.
+          </p>
         )}
-        {Page && workspace && <Page key={workspace.id} workspaceId={workspace.id} role={workspace.role} userId={session.user.id} />}
+        {Page && workspace && <Page key={workspace.id} workspaceId={workspace.id} role={workspace.role} userId={session.user.id} onMembershipChanged={membershipChanged} />}
         {ItemPage && workspace && item?.id && (
-          <ItemPage key={`${workspace.id} ${item.id}`} workspaceId={workspace.id} role={workspace.role} userId={session.user.id} id={item.id} />
+          <ItemPage key={`${workspace.id} ${item.id}`} workspaceId={workspace.id} role={workspace.role} userId={session.user.id} onMembershipChanged={membershipChanged} id={item.id} />
         )}
         {(Page ?? ItemPage) && !workspace && <p className="muted">You are not a member of any workspace yet.</p>}
         {current === SETTINGS && (

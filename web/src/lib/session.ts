@@ -8,6 +8,8 @@ export interface WorkspacePageProps {
   role: Role;
   /** The signed-in user. */
   userId: string;
+  /** The user's own membership here changed (their role, or they left): the shell reads the session again. */
+  onMembershipChanged: () => void;
 }
 export interface SessionInfo {
   user: { id: string; email: string };

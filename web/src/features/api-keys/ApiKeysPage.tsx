@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { CopyButton } from '../../components/CopyButton';
 import { FormError } from '../../components/FormError';
+import { RoleNote } from '../../components/RoleNote';
 import { api } from '../../lib/api';
 import type { WorkspacePageProps } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
@@ -38,6 +39,7 @@ export function ApiKeysPage({ workspaceId, role }: WorkspacePageProps) {
   return (
     <>
       <h1>API keys</h1>
+      {!canChange && <RoleNote role={role}>admins and developers create and delete API keys</RoleNote>}
       {created && (
         <section className="card notice-card" aria-labelledby="new-key-title">
           <h2 id="new-key-title">Key “{created.name}” created</h2>

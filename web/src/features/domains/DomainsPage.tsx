@@ -1,11 +1,13 @@
 import { useState } from 'react';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { FormError } from '../../components/FormError';
+import { RoleNote } from '../../components/RoleNote';
 import { OneFieldForm } from '../../components/OneFieldForm';
 import { api } from '../../lib/api';
 import type { WorkspacePageProps } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
 import { DnsRecords, type DomainDetail } from './DnsRecords';
+import { RecordHostWarning } from './RecordHostWarning';
 
 interface DomainSummary {
   id: string;
@@ -14,12 +16,25 @@ interface DomainSummary {
   created_at: string;
 }
 
+/** The empty list, saying what can send meanwhile: under the sandbox provider, its own domain. */
+function NoDomains({ builtIn }: { builtIn: string[] }) {
+  if (builtIn.length === 0) return <p className="muted">No domains yet. Mail can be sent from a domain once it is added and verified.</p>;
+  return (
+    <p className="muted">
+      No domains yet. Mail can already be sent from {builtIn.map((d, i) => [i > 0 && ', ', <code key={d}>{d}</code>])} without one: the sandbox provider keeps it rather than
+      delivering it (<code>mailroom sandbox show</code> reads it back). To send from a domain of your own, add it and verify it.
+    </p>
+  );
+}
+
 /** A workspace's sending domains: add one, publish its records (each with a copy button), verify, delete. */
 export function DomainsPage({ workspaceId, role }: WorkspacePageProps) {
   const canChange = role !== 'viewer';
   const path = `/workspaces/${workspaceId}/domains`;
   const [open, setOpen] = useState<DomainDetail>();
   const { data: domains, error, setError, reload, change } = useResource<DomainSummary[]>(path);
+  // The domains mail may come from now: with none of the workspace's, what is left is built in (the sandbox's).
+  const { data: senders } = useResource<string[]>(`/workspaces/${workspaceId}/sender-domains`);
 
   async function add(domain: string) {
     setOpen(await api<DomainDetail>('POST', path, { domain }));
@@ -42,12 +57,14 @@ export function DomainsPage({ workspaceId, role }: WorkspacePageProps) {
   return (
     <>
       <h1>Domains</h1>
+      {!canChange && <RoleNote role={role}>admins and developers add, verify and delete domains</RoleNote>}
+      <RecordHostWarning workspaceId={workspaceId} />
       {canChange && <OneFieldForm title="Add a domain" label="Domain" field="domain" placeholder="mail.example.com" submitLabel="Add domain" onSubmit={add} />}
       {open && <DnsRecords domain={open} canChange={canChange} onVerify={() => verify(open.id)} onClose={() => setOpen(undefined)} />}
       <section className="card wide" aria-labelledby="domains-title">
         <h2 id="domains-title">Domains of this workspace</h2>
         <FormError message={error} />
-        {domains && domains.length === 0 && <p className="muted">No domains yet. Mail can be sent from a domain once it is added and verified.</p>}
+        {domains && domains.length === 0 && <NoDomains builtIn={senders ?? []} />}
         {domains && domains.length > 0 && (
           <table className="table">
             <thead>

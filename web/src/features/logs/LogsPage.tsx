@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { FormError } from '../../components/FormError';
 import { LiveToggle } from '../../components/LiveToggle';
+import { RoleNote } from '../../components/RoleNote';
 import { useLive } from '../../lib/live';
 import { navigate } from '../../lib/router';
 import type { WorkspacePageProps } from '../../lib/session';
@@ -74,7 +75,11 @@ export function LogsPage({ workspaceId, role }: WorkspacePageProps) {
         <LiveToggle on={live} onChange={setLive} />
       </div>
       <LogFilterForm key={searchOfFilters(firstPageOf(filters))} filters={filters} onChange={onFilters} />
-      {role !== 'viewer' && <SendTestForm workspaceId={workspaceId} onSent={(messageId) => navigate(`/messages/${messageId}`)} />}
+      {role !== 'viewer' ? (
+        <SendTestForm workspaceId={workspaceId} onSent={(messageId) => navigate(`/messages/${messageId}`)} />
+      ) : (
+        <RoleNote role={role}>admins and developers send test e-mails from here</RoleNote>
+      )}
       <section className="card wide" aria-labelledby="logs-title">
         <h2 id="logs-title">Log entries{total !== undefined && <span className="muted"> ({total})</span>}</h2>
         <FormError message={error} />

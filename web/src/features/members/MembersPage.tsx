@@ -1,74 +1,72 @@
-import { ConfirmButton } from '../../components/ConfirmButton';
 import { FormError } from '../../components/FormError';
+import { RoleNote } from '../../components/RoleNote';
 import { api } from '../../lib/api';
 import type { Role, WorkspacePageProps } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
 import { InvitationsSection } from './InvitationsSection';
+import { MemberRow, type Member } from './MemberRow';
 
-interface Member {
-  user_id: string;
-  email: string;
-  role: Role;
-  joined_at: string;
-}
-
-const ROLES: Role[] = ['admin', 'developer', 'viewer'];
-
-/** Who is in the workspace; admins change roles and remove members (never the last admin: the server says so). */
-export function MembersPage({ workspaceId, role, userId }: WorkspacePageProps) {
+/**
+ * Who is in the workspace. Admins change roles and remove members, never the
+ * only admin (the server keeps one, and the page says so rather than offer it);
+ * a change to one's own membership is handed to the shell, which reads the
+ * session again (a new role, or a workspace left).
+ */
+export function MembersPage({ workspaceId, role, userId, onMembershipChanged }: WorkspacePageProps) {
   const isAdmin = role === 'admin';
   const path = `/workspaces/${workspaceId}/members`;
-  const { data: members, error, change: act } = useResource<Member[]>(path);
+  const { data: members, error, setError, change } = useResource<Member[]>(path);
+  const admins = members?.filter((m) => m.role === 'admin') ?? [];
+
+  const setRole = (m: Member, next: Role) =>
+    change(async () => {
+      await api('PATCH', `${path}/${m.user_id}`, { role: next });
+      if (m.user_id === userId) onMembershipChanged();
+    });
+
+  async function remove(m: Member) {
+    if (m.user_id !== userId) return change(() => api('DELETE', `${path}/${m.user_id}`));
+    // Not read again: the list is no longer ours to read once we are out.
+    try {
+      await api('DELETE', `${path}/${m.user_id}`);
+      onMembershipChanged();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  }
 
   return (
     <>
       <h1>Members</h1>
+      {!isAdmin && <RoleNote role={role}>admins change roles, remove members and invite people</RoleNote>}
       <section className="card wide" aria-labelledby="members-title">
         <h2 id="members-title">People in this workspace</h2>
         <FormError message={error} />
         {members && (
-          <table className="table">
+          <table className="table members">
             <thead>
               <tr>
                 <th scope="col">E-mail address</th>
                 <th scope="col">Role</th>
                 <th scope="col">Member since</th>
-                {isAdmin && <th scope="col"><span className="visually-hidden">Actions</span></th>}
+                {isAdmin && (
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
               {members.map((m) => (
-                <tr key={m.user_id}>
-                  <td data-label="E-mail">
-                    {m.email}
-                    {m.user_id === userId && <span className="muted"> (you)</span>}
-                  </td>
-                  <td data-label="Role">
-                    {isAdmin ? (
-                      <select aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => act(() => api('PATCH', `${path}/${m.user_id}`, { role: e.target.value }))}>
-                        {ROLES.map((r) => (
-                          <option key={r} value={r}>
-                            {r}
-                          </option>
-                        ))}
-                      </select>
-                    ) : (
-                      m.role
-                    )}
-                  </td>
-                  <td data-label="Since">{new Date(m.joined_at).toLocaleDateString()}</td>
-                  {isAdmin && (
-                    <td className="actions">
-                      <ConfirmButton
-                        label="Remove"
-                        ariaLabel={`Remove ${m.email}`}
-                        warning="They lose access to this workspace."
-                        confirmLabel={`Remove ${m.email}`}
-                        onConfirm={() => act(() => api('DELETE', `${path}/${m.user_id}`))}
-                      />
-                    </td>
-                  )}
-                </tr>
+                <MemberRow
+                  key={m.user_id}
+                  member={m}
+                  canManage={isAdmin}
+                  isSelf={m.user_id === userId}
+                  lastAdmin={m.role === 'admin' && admins.length === 1}
+                  onRole={(next) => setRole(m, next)}
+                  onRemove={() => remove(m)}
+                />
               ))}
             </tbody>
           </table>

@@ -1,16 +1,18 @@
 import { useState } from 'react';
 import { CopyButton } from '../../components/CopyButton';
 import { FormError } from '../../components/FormError';
+import { RoleNote } from '../../components/RoleNote';
 import { LiveToggle } from '../../components/LiveToggle';
 import { useLive } from '../../lib/live';
 import { navigate } from '../../lib/router';
 import type { WorkspacePageProps } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
+import { Attachments } from './Attachments';
 import { CancelScheduled, isCancelable } from './CancelScheduled';
 import { ExpiredContent, MessageBody } from './MessageBody';
 import { MessageWebhooks } from './MessageWebhooks';
 import { RecipientTimeline } from './RecipientTimeline';
-import { when, type MessageDetail } from './types';
+import { byteSize, when, type MessageDetail } from './types';
 
 export interface MessagePageProps extends WorkspacePageProps {
   /** The message's id, as the address names it. */
@@ -19,8 +21,7 @@ export interface MessagePageProps extends WorkspacePageProps {
 
 function size(bytes: number | null, contentExpired: boolean): string {
   if (bytes === null) return contentExpired ? 'No longer kept (content expired)' : 'Not built yet';
-  const exact = `${bytes.toLocaleString()} bytes`;
-  return bytes < 1024 ? exact : `${(bytes / 1024).toFixed(1)} KB (${exact})`;
+  return byteSize(bytes);
 }
 
 /**
@@ -93,7 +94,8 @@ export function MessagePage({ workspaceId, role, id }: MessagePageProps) {
                   <dt>Scheduled</dt>
                   <dd className="scheduled-row">
                     <time dateTime={message.scheduled_at}>{when(message.scheduled_at)}</time>
-                    {role !== 'viewer' && isCancelable(message) && <CancelScheduled path={path} onDone={() => void reload()} />}
+                    {isCancelable(message) &&
+                      (role !== 'viewer' ? <CancelScheduled path={path} onDone={() => void reload()} /> : <RoleNote role={role}>admins and developers can cancel it until then</RoleNote>)}
                   </dd>
                 </>
               )}
@@ -129,7 +131,8 @@ export function MessagePage({ workspaceId, role, id }: MessagePageProps) {
               <RecipientTimeline key={recipient.to} recipient={recipient} index={i} />
             ))}
           </section>
-          <MessageWebhooks workspaceId={workspaceId} deliveries={message.webhook_deliveries} canChange={role !== 'viewer'} onRetried={() => void reload()} />
+          <MessageWebhooks workspaceId={workspaceId} deliveries={message.webhook_deliveries} role={role} onRetried={() => void reload()} />
+          <Attachments path={path} attachments={message.attachments} contentExpiredAt={message.content_expired_at} />
           {message.content_expired_at ? <ExpiredContent at={message.content_expired_at} /> : <MessageBody path={path} hasHtml={message.has_html} />}
         </>
       )}

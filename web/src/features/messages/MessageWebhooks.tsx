@@ -1,13 +1,16 @@
 import { useState } from 'react';
 import { FormError } from '../../components/FormError';
+import { RoleNote } from '../../components/RoleNote';
 import { api } from '../../lib/api';
+import type { Role } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
 import { STATUS_BADGE, when, type MessageWebhookDelivery } from './types';
 
 interface MessageWebhooksProps {
   workspaceId: string;
   deliveries: MessageWebhookDelivery[];
-  canChange: boolean;
+  /** The signed-in user's: admins and developers retry. */
+  role: Role;
   /** A retry was made: the message's history is read again. */
   onRetried: () => void;
 }
@@ -18,7 +21,8 @@ function nextAttempt(d: MessageWebhookDelivery): string {
 }
 
 /** The webhook deliveries the message's events caused, oldest first, each with a retry for admins and developers. */
-export function MessageWebhooks({ workspaceId, deliveries, canChange, onRetried }: MessageWebhooksProps) {
+export function MessageWebhooks({ workspaceId, deliveries, role, onRetried }: MessageWebhooksProps) {
+  const canChange = role !== 'viewer';
   // The endpoints' addresses, to name them; a delivery of one deleted since shows its id.
   const { data: hooks } = useResource<Array<{ id: string; url: string }>>(`/workspaces/${workspaceId}/webhooks`);
   const [error, setError] = useState<string>();
@@ -38,6 +42,7 @@ export function MessageWebhooks({ workspaceId, deliveries, canChange, onRetried 
     <section className="card wide" aria-labelledby="message-webhooks-title">
       <h2 id="message-webhooks-title">Webhook deliveries</h2>
       <FormError message={error} />
+      {!canChange && deliveries.length > 0 && <RoleNote role={role}>admins and developers retry deliveries</RoleNote>}
       {deliveries.length === 0 && <p className="muted">None: no endpoint of this workspace was sent an event of this message.</p>}
       {deliveries.length > 0 && (
         <table className="table message-hooks">

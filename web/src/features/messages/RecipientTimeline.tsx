@@ -73,14 +73,27 @@ function EventItem({ event }: { event: RecipientEvent }) {
   );
 }
 
+/**
+ * The recipient's status as the page shows it: the `send` entry's, unless the
+ * recipient complained. A complaint is an entry of its own (the Logs'
+ * `complaint: complained`) that leaves the delivery's status as it was, yet it
+ * is the latest news of the recipient, so it wins; what it followed is kept in words.
+ */
+function shownStatus(recipient: Recipient): { status: string; before?: string } {
+  if (recipient.status !== 'complained' && recipient.events.some((e) => e.type === 'complained')) return { status: 'complained', before: recipient.status };
+  return { status: recipient.status };
+}
+
 /** One recipient: its status, then everything that happened to it, oldest first. Text from mail stays text. */
 export function RecipientTimeline({ recipient, index }: { recipient: Recipient; index: number }) {
   const items = timeline(recipient);
   const titleId = `recipient-${index}`;
+  const { status, before } = shownStatus(recipient);
   return (
     <section className="recipient" aria-labelledby={titleId}>
       <h3 id={titleId}>
-        <span className="url">{recipient.to}</span> <span className={`badge badge-${STATUS_BADGE[recipient.status] ?? 'pending'}`}>{recipient.status}</span>
+        <span className="url">{recipient.to}</span> <span className={`badge badge-${STATUS_BADGE[status] ?? 'pending'}`}>{status}</span>
+        {before && <span className="muted small"> {before}, then marked as spam</span>}
       </h3>
       {recipient.error && <p className="log-error">{recipient.error}</p>}
       {items.length === 0 && <p className="muted">Nothing yet: the message waits for its hand-over.</p>}

@@ -20,8 +20,19 @@ export interface MessageDetail {
   has_text: boolean;
   /** When the bodies, attachments and MIME were dropped (CONTENT_RETENTION_DAYS); null while kept. */
   content_expired_at: string | null;
+  /** In request order; the bytes of the one at index n are at `…/attachments/n` while the content is kept. */
+  attachments: Attachment[];
   recipients: Recipient[];
   webhook_deliveries: MessageWebhookDelivery[];
+}
+
+export interface Attachment {
+  filename: string;
+  content_type: string;
+  /** Set for an inline attachment, which the HTML shows as `cid:<content_id>`. */
+  content_id: string | null;
+  /** Bytes, decoded. */
+  size: number;
 }
 
 export interface Recipient {
@@ -85,3 +96,9 @@ export const STATUS_BADGE: Record<string, string> = {
 };
 
 export const when = (iso: string) => new Date(iso).toLocaleString();
+
+/** `1,234 bytes`, or from 1 KB on `70.3 KB (71,990 bytes)`. */
+export function byteSize(bytes: number): string {
+  const exact = `${bytes.toLocaleString()} bytes`;
+  return bytes < 1024 ? exact : `${(bytes / 1024).toFixed(1)} KB (${exact})`;
+}

@@ -1,4 +1,5 @@
 import { OneFieldForm } from '../../components/OneFieldForm';
+import { RoleNote } from '../../components/RoleNote';
 import { api } from '../../lib/api';
 import type { SessionInfo } from '../../lib/session';
 import { NewWorkspaceForm, type CreatedWorkspace } from './NewWorkspaceForm';
@@ -33,6 +34,7 @@ export function SettingsPage({ session, workspaceId, onWorkspaceCreated, onWorks
         ) : (
           <p className="muted">You are not a member of any workspace yet. Ask an administrator to invite you.</p>
         )}
+        {workspace && workspace.role !== 'admin' && <RoleNote role={workspace.role}>admins rename it</RoleNote>}
       </section>
       {workspace?.role === 'admin' && (
         <OneFieldForm

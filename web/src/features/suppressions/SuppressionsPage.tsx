@@ -3,6 +3,7 @@ import { ConfirmButton } from '../../components/ConfirmButton';
 import { Field } from '../../components/Field';
 import { FormError } from '../../components/FormError';
 import { OneFieldForm } from '../../components/OneFieldForm';
+import { RoleNote } from '../../components/RoleNote';
 import { ApiError, api } from '../../lib/api';
 import type { WorkspacePageProps } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
@@ -84,6 +85,7 @@ export function SuppressionsPage({ workspaceId, role }: WorkspacePageProps) {
   return (
     <>
       <h1>Suppressions</h1>
+      {!canChange && <RoleNote role={role}>admins and developers add and remove addresses</RoleNote>}
       <form className="card wide inline-form" onSubmit={search} role="search" aria-labelledby="find-title">
         <h2 id="find-title">Look up an address</h2>
         <div className="row">

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { FormError } from '../../components/FormError';
+import { RoleNote } from '../../components/RoleNote';
 import { api } from '../../lib/api';
 import type { WorkspacePageProps } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
@@ -53,6 +54,7 @@ export function WebhooksPage({ workspaceId, role }: WorkspacePageProps) {
   return (
     <>
       <h1>Webhooks</h1>
+      {!canChange && <RoleNote role={role}>admins and developers add endpoints, send test events, retry deliveries, rotate secrets and delete endpoints</RoleNote>}
       {shown && <SecretNotice shown={shown} onDone={() => setShown(undefined)} />}
       {canChange && <WebhookForm onSubmit={create} />}
       {open && (
