@@ -109,7 +109,9 @@ export function Shell({ session, path, onSignedOut, onSessionChanged, apiKey: fi
             </select>
           </label>
         )}
-        <span className="who">{session.user.email}</span>
+        <span className="who" title={session.user.email}>
+          {session.user.email}
+        </span>
         <button type="button" className="link" onClick={leave}>
           Sign out
         </button>

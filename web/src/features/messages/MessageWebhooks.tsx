@@ -65,7 +65,9 @@ export function MessageWebhooks({ workspaceId, deliveries, role, onRetried }: Me
               <tr key={d.id}>
                 <td data-label="Event">{d.event}</td>
                 <td data-label="Endpoint">
-                  <span className="url">{urlOf(d.webhook_id)}</span>
+                  <span className="url" title={urlOf(d.webhook_id)}>
+                    {urlOf(d.webhook_id)}
+                  </span>
                 </td>
                 <td data-label="Status">
                   <div>

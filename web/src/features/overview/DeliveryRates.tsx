@@ -24,13 +24,18 @@ function RateCard({ id, title, rate, count, handedOn, threshold, advice, href, l
         {title}
       </h3>
       <p className="rate-value">{formatRate(rate)}</p>
-      <p className="muted small">
-        {count.toLocaleString()} of {handedOn.toLocaleString()} recipients handed on for delivery
-      </p>
+      {rate !== null && (
+        <p className="muted small">
+          {count.toLocaleString()} of {handedOn.toLocaleString()} recipients handed on for delivery
+        </p>
+      )}
       {over ? (
         <p className="rate-warning">
           <strong>Warning: {formatRate(threshold)} or more.</strong> {advice}
         </p>
+      ) : rate === null ? (
+        // Nothing to divide by: "under the threshold" would be true of no mail at all, and says nothing.
+        <p className="rate-fine">No mail handed on for delivery in this period yet.</p>
       ) : (
         <p className="rate-fine">Under the {formatRate(threshold)} at which Amazon SES reviews an account.</p>
       )}

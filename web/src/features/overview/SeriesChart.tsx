@@ -10,6 +10,7 @@ import 'uplot/dist/uPlot.min.css';
 import type { Interval } from './period';
 import { bucketLabel, CHART_SERIES } from './series';
 import type { Bucket } from './stats';
+import { timeTicks } from './time-ticks';
 
 const INK = '#5b6675';
 const GRID = '#e6e9ee';
@@ -19,6 +20,7 @@ const COUNT_STEPS = [1, 2, 5].flatMap((m) => Array.from({ length: 10 }, (_, e) =
 const heightFor = (width: number) => (width < 500 ? 220 : 280);
 
 const DAY_S = 86_400;
+const BUCKET_S: Record<Interval, number> = { hour: 3_600, day: DAY_S };
 const UTC_DATE = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short' });
 const UTC_TIME = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
 
@@ -44,7 +46,12 @@ function optionsOf(width: number, interval: Interval, onHover: (index: number | 
     cursor: { drag: { x: false, y: false }, points: { size: 7 } },
     scales: { y: { range: (_u, _min, max) => [0, max > 0 ? Math.ceil(max * 1.1) : 1] } },
     axes: [
-      { ...axis, space: interval === 'hour' ? 60 : 50, values: (_u, splits) => splits.map(tickLabel) },
+      {
+        ...axis,
+        space: interval === 'hour' ? 60 : 50,
+        splits: (u, _axis, min, _max, spacing) => timeTicks(min, u.data[0].at(-1) ?? min, spacing, BUCKET_S[interval]),
+        values: (_u, splits) => splits.map(tickLabel),
+      },
       { ...axis, incrs: COUNT_STEPS, size: 56, values: (_u, splits) => splits.map((v) => v.toLocaleString()) },
     ],
     series: [{}, ...CHART_SERIES.map((s) => ({ label: s.label, stroke: s.colour, width: 2, dash: s.dash, points: { size: 5 } }))],

@@ -41,7 +41,6 @@ export function SettingsPage({ session, workspaceId, onWorkspaceCreated, onWorks
           title="Rename this workspace"
           label="New name"
           field="name"
-          placeholder={workspace.name}
           submitLabel="Rename"
           onSubmit={async (name) => onWorkspaceRenamed(await api<{ id: string; name: string }>('PATCH', `/workspaces/${workspace.id}`, { name }))}
         />

@@ -86,7 +86,7 @@ export function SuppressionsPage({ workspaceId, role }: WorkspacePageProps) {
     <>
       <h1>Suppressions</h1>
       {!canChange && <RoleNote role={role}>admins and developers add and remove addresses</RoleNote>}
-      <form className="card inline-form" onSubmit={search} role="search" aria-labelledby="find-title">
+      <form className="card wide inline-form" onSubmit={search} role="search" aria-labelledby="find-title">
         <h2 id="find-title">Look up an address</h2>
         <div className="row">
           <Field label="E-mail address" type="email" required value={query} onChange={(e) => setQuery(e.target.value)} />

@@ -44,7 +44,7 @@ export function WebhookForm({ onSubmit }: WebhookFormProps) {
         label="Endpoint URL"
         type="url"
         required
-        placeholder="https://example.com/webhooks/mailroom"
+        placeholder="https://example.com/webhooks"
         value={url}
         onChange={(e) => setUrl(e.target.value)}
         error={errors.field.url}

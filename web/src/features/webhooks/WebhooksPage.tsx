@@ -85,7 +85,9 @@ export function WebhooksPage({ workspaceId, role }: WorkspacePageProps) {
                 <tr key={w.id}>
                   <td data-label="Endpoint">
                     <span>
-                      <span className="url">{w.url}</span>
+                      <span className="url" title={w.url}>
+                        {w.url}
+                      </span>
                       <span className="cell-detail">{eventsOf(w)}</span>
                     </span>
                   </td>
