@@ -152,6 +152,19 @@ describe('the suppression list: /v1/suppressions', () => {
       assert.deepEqual([res.statusCode, res.json().data.email], [200, 'a/b@example.com']);
     });
 
+    it('finds and deletes the longest address there is, 254 characters, percent-encoded in the path', async () => {
+      const ws = await t.newWorkspace();
+      const email = `${'l'.repeat(64)}@${['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(53)].join('.')}.example`;
+      assert.equal(email.length, 254);
+      await seed(ws, [{ email }]);
+      // Every character encoded: a path parameter three times the address's length.
+      const path = [...email].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join('');
+      const found = await t.call('GET', `/v1/suppressions/${path}`, { key: ws.apiKey });
+      assert.deepEqual([found.statusCode, found.json().data?.email], [200, email], found.body);
+      const deleted = await t.call('DELETE', `/v1/suppressions/${path}`, { key: ws.apiKey });
+      assert.deepEqual([deleted.statusCode, deleted.json().data], [200, { email, deleted: true }], deleted.body);
+    });
+
     for (const path of ['nobody@example.com', 'not-an-address', encodeURIComponent('ada+news@example.com')]) {
       it(`answers 404 Suppression not found for ${path}, not listed`, async () => {
         const res = await t.call('GET', `/v1/suppressions/${path}`);
