@@ -60,7 +60,7 @@ export async function buildApp({ config, services, logger, beforeRoutes }: AppOp
     bodyLimit: MAX_BODY_BYTES,
     // An address in a path (/v1/suppressions/{email}) is up to 254 characters, three times that percent-encoded:
     // Fastify's default of 100 refused long real addresses with a 400 before the route saw them.
-    maxParamLength: 3 * 254,
+    routerOptions: { maxParamLength: 3 * 254 },
     // Timeouts and sizes of the HTTP connection (http/server-limits.ts), and the envelope for what Node refuses there.
     ...serverLimits(config.httpRequestTimeoutMs),
     clientErrorHandler: clientErrorHandler(config.httpRequestTimeoutMs),

@@ -151,7 +151,11 @@ describe('every dashboard page at 1440 and 390 pixels wide, with long data', () 
     const problems: string[] = [];
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
-      await page.locator('.chart-plot canvas').waitFor();
+      // The chart follows its box through a ResizeObserver, which answers after the new layout: wait for it to have.
+      await page.waitForFunction(() => {
+        const canvas = document.querySelector('.chart-plot canvas');
+        return canvas !== null && canvas.getBoundingClientRect().width <= canvas.closest('.chart-plot')!.clientWidth;
+      });
       problems.push(...(await measure('first-key', width, page)));
     }
     await page.setViewportSize({ width: 1440, height: 900 });
