@@ -25,7 +25,13 @@ describe('the first-run setup link of mailroom serve', () => {
     const child = spawn('script', ['-q', '-e', '-c', `'${process.execPath}' '${BIN}' serve`, '/dev/null'], { env });
     let screen = '';
     child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let endedBy: string | null = null;
+    const exited = new Promise<number | null>((resolve) =>
+      child.once('exit', (code, signal) => {
+        endedBy = signal;
+        resolve(code);
+      }),
+    );
     try {
       const link = await waitFor(() => PLAIN_LINE.exec(screen)?.[1], 'the setup link on a line of its own', { timeoutMs: 30_000 });
       assert.match(screen, /mailroom: no one can sign in yet\. Open this link within an hour to create the first admin account and workspace:\r?\n/);
@@ -34,7 +40,9 @@ describe('the first-run setup link of mailroom serve', () => {
       await waitFor(() => jsonLines().some((line) => line.msg.includes(link)), 'the JSON line with the same link', { timeoutMs: 10_000 });
       // Ctrl-C at the terminal: serve stops cleanly.
       child.stdin.write('\x03');
-      assert.equal(await exitWithin(exited, 20_000, 'mailroom serve'), 0, screen);
+      const code = await exitWithin(exited, 20_000, 'mailroom serve');
+      // The end of the screen first: a stop that went wrong says why there, after the start's lines.
+      assert.equal(code, 0, `exit code ${code}, signal ${endedBy}; the screen's end:\n${screen.slice(-4000)}`);
     } finally {
       await ensureGone(child);
     }
