@@ -24,6 +24,7 @@ import * as retention from './migrations/0021-retention.js';
 import * as partialTypeIndexes from './migrations/0022-partial-type-indexes.js';
 import * as jobsKeyedByMessage from './migrations/0023-jobs-keyed-by-message.js';
 import * as contentExpiryMark from './migrations/0024-content-expiry-mark.js';
+import * as providerMessageIds from './migrations/0025-provider-message-ids.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '0022-partial-type-indexes': partialTypeIndexes,
   '0023-jobs-keyed-by-message': jobsKeyedByMessage,
   '0024-content-expiry-mark': contentExpiryMark,
+  '0025-provider-message-ids': providerMessageIds,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -231,6 +231,8 @@ export interface DeliveryAttemptsTable {
   detail: string;
   /** How long the hand-over took; null when the attempt was not timed (no hand-over, an inbound report). */
   duration_ms: number | null;
+  /** The upstream's own id for this hand-over (SES's MessageId); null where it gives none (0025). */
+  provider_message_id: string | null;
   created_at: string;
 }
 

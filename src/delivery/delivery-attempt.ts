@@ -27,6 +27,8 @@ export interface RecipientResult {
   durationMs?: number;
   /** `permanent`: the bounce subtype the provider read in the refusal. */
   bounceSubtype?: string;
+  /** The upstream's id for the hand-over, where it gives one (SES). */
+  providerMessageId?: string;
 }
 
 /** One claimed job's attempt: what became of each recipient tried this time. */
@@ -164,6 +166,7 @@ async function buildAndHandOver(attempt: ReadyAttempt, deps: AttemptDependencies
             entry, outcome: outcome.kind, detail: outcome.detail, durationMs: outcome.durationMs ?? durationMs,
             ...(outcome.complaint ? { complaint: outcome.complaint } : {}),
             ...(outcome.bounceSubtype ? { bounceSubtype: outcome.bounceSubtype } : {}),
+            ...(outcome.providerMessageId ? { providerMessageId: outcome.providerMessageId } : {}),
           }
         : { entry, outcome: 'temporary', detail: `The provider gave no outcome for ${entry.recipient}; will retry`, durationMs },
     );

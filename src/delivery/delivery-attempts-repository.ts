@@ -3,7 +3,7 @@ import type { DeliveryAttemptsTable } from '../db/schema.js';
 import { bulkInsert } from '../db/bulk-insert.js';
 
 const insertAttempts = bulkInsert('delivery_attempts', [
-  'id', 'workspace_id', 'message_id', 'recipient', 'attempt', 'provider', 'outcome', 'detail', 'duration_ms', 'created_at',
+  'id', 'workspace_id', 'message_id', 'recipient', 'attempt', 'provider', 'outcome', 'detail', 'duration_ms', 'provider_message_id', 'created_at',
 ]);
 
 /** Every hand-over to a provider, one row per recipient per attempt: append-only, beside the current status in the log. */
@@ -15,6 +15,10 @@ export function createDeliveryAttemptsRepository(db: Db) {
     /** A message's attempts, oldest first. */
     async listForMessage(messageId: string): Promise<DeliveryAttemptsTable[]> {
       return db.selectFrom('delivery_attempts').selectAll().where('message_id', '=', messageId).orderBy('id').execute();
+    },
+    /** The latest hand-over the upstream knows by this id (SES's MessageId): one per recipient it was sent to. */
+    async findByProviderMessageId(providerMessageId: string): Promise<DeliveryAttemptsTable[]> {
+      return db.selectFrom('delivery_attempts').selectAll().where('provider_message_id', '=', providerMessageId).orderBy('id').execute();
     },
     /** Attempts per outcome, over every message: for benchmarks and operators. */
     async outcomeCounts(): Promise<{ outcome: string; n: number }[]> {

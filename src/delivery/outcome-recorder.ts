@@ -68,6 +68,7 @@ export function createOutcomeRecorder(store: Store, options: RecorderOptions) {
         outcome: r.outcome,
         detail: r.detail,
         duration_ms: r.durationMs ?? null,
+        provider_message_id: r.providerMessageId ?? null,
         created_at: now,
       })),
     );

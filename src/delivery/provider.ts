@@ -23,6 +23,8 @@ export interface RecipientOutcome {
   bounceSubtype?: string;
   /** A problem with the provider itself, not the recipient: the operator hears of it (provider-trouble.ts). */
   problem?: ProviderProblem;
+  /** The upstream's own id for the hand-over (SES's MessageId), kept with the attempt; upstreams that give none leave it out. */
+  providerMessageId?: string;
   /** How long this recipient's hand-over took, where the provider times each (one transaction per recipient); else the whole send's. */
   durationMs?: number;
 }

@@ -81,7 +81,7 @@ async function apply(repos: Repositories, entry: LogEntryRow, result: InboundRes
       await repos.deliveryAttempts.insertMany([
         {
           id: newId('att'), workspace_id: entry.workspace_id, message_id: entry.message_id, recipient: entry.recipient,
-          attempt: Number(job?.attempts ?? 0), provider: 'inbound', outcome: 'temporary', detail: bounceDetail(result), duration_ms: null, created_at: now,
+          attempt: Number(job?.attempts ?? 0), provider: 'inbound', outcome: 'temporary', detail: bounceDetail(result), duration_ms: null, provider_message_id: null, created_at: now,
         },
       ]);
       return 'recorded';

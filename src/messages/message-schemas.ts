@@ -20,7 +20,8 @@ const Attempt = Type.Object(
     outcome: Type.String({ description: '`delivered`, `accepted`, `temporary`, `permanent`, `failed` or `suppressed`.' }),
     reply: Type.String({ description: "The provider's or the upstream's reply, or why no hand-over was made." }),
     duration_ms: Nullable(Type.Integer()),
-    provider: Type.String({ description: '`sandbox`, `smtp`, or `inbound` for a soft bounce reported later.' }),
+    provider: Type.String({ description: '`sandbox`, `smtp`, `ses`, or `inbound` for a soft bounce reported later.' }),
+    provider_message_id: Nullable(Type.String({ description: "The upstream's own id for the hand-over (SES's MessageId); null where the upstream gives none." })),
   },
   { additionalProperties: false },
 );

@@ -23,6 +23,8 @@ export interface AttemptView {
   duration_ms: number | null;
   /** `sandbox`, `smtp`, or `inbound` for a soft bounce reported later. */
   provider: string;
+  /** The upstream's own id for the hand-over (SES's MessageId), or null. */
+  provider_message_id: string | null;
 }
 
 export interface WebhookDeliveryView {
@@ -52,6 +54,7 @@ export function attemptView(row: DeliveryAttemptsTable): AttemptView {
     reply: row.detail,
     duration_ms: row.duration_ms === null ? null : Number(row.duration_ms),
     provider: row.provider,
+    provider_message_id: row.provider_message_id,
   };
 }
 

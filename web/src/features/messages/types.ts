@@ -58,8 +58,10 @@ export interface Attempt {
   /** The provider's or the upstream's reply. */
   reply: string;
   duration_ms: number | null;
-  /** `sandbox`, `smtp`, or `inbound` for a soft bounce reported later. */
+  /** `sandbox`, `smtp`, `ses`, or `inbound` for a soft bounce reported later. */
   provider: string;
+  /** The upstream's own id for the hand-over (SES's MessageId), or null. */
+  provider_message_id: string | null;
 }
 
 export interface MessageWebhookDelivery {
