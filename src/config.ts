@@ -3,10 +3,10 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { InboundSettings, MetricsSettings, RetentionSettings, SubmissionSettings, WebhookSettings, WorkerSettings } from './lib/config-settings.js';
+import type { InboundSettings, MetricsSettings, RetentionSettings, SesSettings, SubmissionSettings, WebhookSettings, WorkerSettings } from './lib/config-settings.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS, MAX_REQUEST_TIMEOUT_MS } from './http/server-limits.js';
 import { ConfigError } from './lib/config-error.js';
-import { parseDnsServers, parseSecretKey } from './lib/config-values.js';
+import { parseDnsServers, parseDuration, parseList, parseSecretKey } from './lib/config-values.js';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_MAX_DELAY_MS, type RetryPolicy } from './delivery/retry-policy.js';
 
@@ -38,6 +38,13 @@ export const EnvSchema = Type.Object({
   MAILROOM_PROVIDER: Type.Enum(['sandbox', 'smtp'], { default: 'sandbox' }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^/]' })),
   SMTP_SMTPUTF8: Type.Boolean({ default: false }),
+  AWS_REGION: Type.Optional(Type.String({ pattern: '^[a-z]{2}(-[a-z]+)+-\\d+$' })),
+  SES_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+/?$' })),
+  SES_CONFIGURATION_SET: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  SES_MAX_SEND_RATE: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  SES_SNS_TOPIC_ARNS: Type.Optional(Type.String({ minLength: 1 })),
+  SES_SNS_TRUSTED_HOSTS: Type.String({ minLength: 1, default: 'sns.*.amazonaws.com,sns.*.amazonaws.com.cn' }),
+  SES_EVENT_TIMEOUT: Type.String({ pattern: '^\\d+(s|m|h|d)$', default: '48h' }),
   WORKER_ENABLED: Type.Boolean({ default: true }),
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: DEFAULT_WORKER_CONCURRENCY }),
   WORKER_LEASE_MS: Type.Integer({ minimum: 1000, default: 60000 }),
@@ -106,6 +113,8 @@ export interface Config {
    * it does shows only at delivery, long after the 200.
    */
   smtpUtf8: boolean;
+  /** The `ses` provider and the SNS endpoint that hears SES's events (docs/ses.md). */
+  ses: SesSettings;
   worker: WorkerSettings;
   retry: RetryPolicy;
   inbound: InboundSettings;
@@ -202,6 +211,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     provider: parsed.MAILROOM_PROVIDER,
     smtpUrl: parsed.SMTP_URL,
     smtpUtf8: parsed.SMTP_SMTPUTF8,
+    ses: {
+      region: parsed.AWS_REGION,
+      endpoint: parsed.SES_ENDPOINT,
+      configurationSet: parsed.SES_CONFIGURATION_SET,
+      maxSendRate: parsed.SES_MAX_SEND_RATE,
+      snsTopicArns: parseList(parsed.SES_SNS_TOPIC_ARNS),
+      snsTrustedHosts: parseList(parsed.SES_SNS_TRUSTED_HOSTS),
+      eventTimeoutMs: parseDuration(parsed.SES_EVENT_TIMEOUT),
+    },
     worker: {
       enabled: parsed.WORKER_ENABLED,
       concurrency: parsed.WORKER_CONCURRENCY,

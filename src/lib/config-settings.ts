@@ -55,3 +55,21 @@ export interface RetentionSettings {
   /** Days a message is kept at all, with its log entries, events, attempts and webhook deliveries. */
   logDays: number;
 }
+
+/** The `ses` provider (AWS SES v2) and POST /v1/inbound/ses, where SNS brings SES's events. */
+export interface SesSettings {
+  /** AWS_REGION; unset: the AWS SDK's own chain (AWS_DEFAULT_REGION, the profile's region). */
+  region: string | undefined;
+  /** Another endpoint than AWS's (an SES-compatible service, the tests' emulator). */
+  endpoint: string | undefined;
+  /** Passed on every send: its event destination publishes to SNS. */
+  configurationSet: string | undefined;
+  /** Sends per second across every worker; unset: the account's MaxSendRate (GetAccount). */
+  maxSendRate: number | undefined;
+  /** The SNS topics whose notifications are used; empty: every notification is refused. */
+  snsTopicArns: string[];
+  /** Host patterns (`*` for one label, optional `:port`) SigningCertURL and SubscribeURL must be on. */
+  snsTrustedHosts: string[];
+  /** How long a recipient handed to SES may go without an event before it counts as overdue. */
+  eventTimeoutMs: number;
+}

@@ -42,3 +42,16 @@ export function parseDnsServers(value: string | undefined): string[] {
     return server;
   });
 }
+
+/** A comma-separated list, its entries trimmed and the empty ones dropped; unset: none. */
+export function parseList(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+}
+
+const DURATION_UNITS_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `90s`, `30m`, `48h`, `2d` (the schema has checked the form) in milliseconds. */
+export function parseDuration(value: string): number {
+  const unit = value.slice(-1) as keyof typeof DURATION_UNITS_MS;
+  return Number(value.slice(0, -1)) * DURATION_UNITS_MS[unit];
+}
