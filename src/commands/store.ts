@@ -10,9 +10,15 @@ export function cliConfig(): Config {
   return loadConfig(process.env);
 }
 
+/** The variable that chose the store: DATABASE_URL wins over MAILROOM_DATA_DIR when both are set. */
+function storeVariable(config: Pick<Config, 'databaseUrl'>): 'DATABASE_URL' | 'MAILROOM_DATA_DIR' {
+  return config.databaseUrl ? 'DATABASE_URL' : 'MAILROOM_DATA_DIR';
+}
+
 /** The store a configuration names, as the commands tell it: the SQLite file's absolute path, or DATABASE_URL without its password. */
 export function storeName(config: Pick<Config, 'dataDir' | 'databaseUrl'>): string {
-  return config.databaseUrl ? `${maskUrlPassword(config.databaseUrl)} (DATABASE_URL)` : `${sqliteFileOf(config.dataDir)} (MAILROOM_DATA_DIR)`;
+  const where = config.databaseUrl ? maskUrlPassword(config.databaseUrl) : sqliteFileOf(config.dataDir);
+  return `${where} (${storeVariable(config)})`;
 }
 
 /** The one line on stderr that says which store a command works on: stdout stays the command's answer, for scripts. */
@@ -29,9 +35,8 @@ export function tellStore(config: Config, verb: 'using' | 'creating' = 'using'):
 export async function useExistingStore(): Promise<Config> {
   const config = cliConfig();
   if (!(await storeExists(config))) {
-    const variable = config.databaseUrl ? 'DATABASE_URL' : 'MAILROOM_DATA_DIR';
     throw new ConfigError(
-      `There is no store at ${storeName(config)}, and this command does not make one: set ${variable} to the store the server uses, or make this one with mailroom migrate (or mailroom serve)`,
+      `There is no store at ${storeName(config)}, and this command does not make one: set ${storeVariable(config)} to the store the server uses, or make this one with mailroom migrate (or mailroom serve)`,
     );
   }
   tellStore(config, 'using');
