@@ -30,6 +30,8 @@ export interface EmulatedSend {
   /** When the request arrived (ms since the epoch), and from which client port. */
   at: number;
   clientPort: number;
+  /** Who sent it, as `tagConnection` named the client when the request came (e.g. its process). */
+  tag: string;
 }
 
 /** What the next sends are answered with instead of a MessageId. */
@@ -103,7 +105,9 @@ function sesMessageId(n: number): string {
   return `0100${hex(12)}-${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${n.toString(16).padStart(12, '0')}-000000`;
 }
 
-export async function startSesEmulator(options: { maxSendRate?: number; region?: string } = {}): Promise<SesEmulator> {
+export async function startSesEmulator(
+  options: { maxSendRate?: number; region?: string; /** Names the client of a request from its port, e.g. the process it belongs to. */ tagConnection?: (clientPort: number) => string } = {},
+): Promise<SesEmulator> {
   const region = options.region ?? TEST_REGION;
   const secrets = new Map([[TEST_ACCESS_KEY_ID, TEST_SECRET_ACCESS_KEY]]);
   const sends: EmulatedSend[] = [];
@@ -160,6 +164,7 @@ export async function startSesEmulator(options: { maxSendRate?: number; region?:
         sends.push({
           messageId, raw: Buffer.from(data, 'base64'), destination: input.Destination, fromEmailAddress: input.FromEmailAddress,
           configurationSetName: input.ConfigurationSetName, at, clientPort: req.socket.remotePort ?? 0,
+          tag: options.tagConnection?.(req.socket.remotePort ?? 0) ?? '',
         });
         return answer(res, 200, { MessageId: messageId });
       }
