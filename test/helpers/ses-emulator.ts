@@ -9,6 +9,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
 
 export const TEST_ACCESS_KEY_ID = 'AKIAMAILROOMTEST0001';
 export const TEST_SECRET_ACCESS_KEY = 'mailroom/test/secret/key/0123456789abcdefgh';
@@ -106,7 +107,7 @@ function sesMessageId(n: number): string {
 }
 
 export async function startSesEmulator(
-  options: { maxSendRate?: number; region?: string; /** Names the client of a request from its port, e.g. the process it belongs to. */ tagConnection?: (clientPort: number) => string } = {},
+  options: { maxSendRate?: number; region?: string; /** 0 (a free one) unless given. */ port?: number; /** Names the client of a request from its port, e.g. the process it belongs to. */ tagConnection?: (clientPort: number) => string } = {},
 ): Promise<SesEmulator> {
   const region = options.region ?? TEST_REGION;
   const secrets = new Map([[TEST_ACCESS_KEY_ID, TEST_SECRET_ACCESS_KEY]]);
@@ -171,7 +172,7 @@ export async function startSesEmulator(
       return fail(res, { status: 404, type: 'UnknownOperationException', message: `No operation at ${req.method} ${path}` });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
@@ -193,4 +194,15 @@ export async function startSesEmulator(
         server.close(() => resolve());
       }),
   };
+}
+
+// Run on its own (docs/ses.md, "Try it locally"): on SES_EMULATOR_PORT (default 4579) until interrupted, telling each send.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const emulator = await startSesEmulator({ port: Number(process.env.SES_EMULATOR_PORT ?? 4579), maxSendRate: Number(process.env.SES_EMULATOR_MAX_SEND_RATE ?? 14) });
+  console.log(`SES v2 emulator at ${emulator.url}; credentials ${TEST_ACCESS_KEY_ID} / ${TEST_SECRET_ACCESS_KEY}, region ${TEST_REGION}`);
+  let told = 0;
+  setInterval(() => {
+    for (const send of emulator.sends.slice(told)) console.log(`${new Date(send.at).toISOString()} ${send.messageId} to ${send.destination?.ToAddresses?.join(', ')}: ${send.raw.length} bytes`);
+    told = emulator.sends.length;
+  }, 200);
 }
