@@ -9,13 +9,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startServe, startWorkerProcess, type ServeProcess, type WorkerProcess } from './helpers/serve-process.js';
-import { acceptSends, ensureGone, exitWithin, pidOfConnection, smtpWorkspace, type SmtpWorkspace } from './helpers/delivery-rig.js';
+import { acceptSends, ensureGone, exitWithin, smtpWorkspace, type SmtpWorkspace } from './helpers/delivery-rig.js';
 import { sesEnv, startSesEmulator, type SesEmulator } from './helpers/ses-emulator.js';
 import { freshRedisPrefix, deleteRedisKeys, migratedStore, TEST_REDIS_URL, type FreshStore } from './helpers/test-store.js';
 import { waitFor } from './helpers/wait-for.js';
 
 const RATE = 5;
 const SENDS = 24;
+const WORKER_KEYS = ['AKIAMAILROOMWORKER01', 'AKIAMAILROOMWORKER02'];
 
 /** The most arrivals in any window of `ms` that starts at an arrival (where a densest window can always be moved to start). */
 function busiestWindow(times: number[], ms: number): number {
@@ -43,7 +44,8 @@ for (const limiter of limiters) {
     before(async () => {
       store = await migratedStore();
       ws = await smtpWorkspace(store.env, 'ses-rate.example');
-      emulator = await startSesEmulator({ maxSendRate: RATE, tagConnection: (port) => String(pidOfConnection(port, emulator.port, workers.map((w) => w.pid)) ?? 'unknown') });
+      // Each worker signs with a key of its own: the emulator tells their sends apart by it.
+      emulator = await startSesEmulator({ maxSendRate: RATE, keys: Object.fromEntries(WORKER_KEYS.map((id) => [id, `${id}-secret`])) });
       env = {
         ...store.env, ...sesEnv(emulator), WORKER_POLL_MS: '50', WORKER_CONCURRENCY: '2', RATE_LIMIT_SEND_PER_MIN: '100000', RATE_LIMIT_RECIPIENTS_PER_MIN: '100000',
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
@@ -63,11 +65,9 @@ for (const limiter of limiters) {
     it(`never more than ${RATE} SendEmail calls in any second, both workers sending`, { timeout: 120_000 }, async (t) => {
       // Queued first, so that both workers find a backlog they could hand over at once; each holds a few jobs at a time (WORKER_CONCURRENCY), so both get a share.
       const ids = await acceptSends(api.base, ws, SENDS, { chunk: SENDS, tag: 'rate' });
-      workers.push(...(await Promise.all([startWorkerProcess(env), startWorkerProcess(env)])));
+      workers.push(...(await Promise.all(WORKER_KEYS.map((id) => startWorkerProcess({ ...env, AWS_ACCESS_KEY_ID: id, AWS_SECRET_ACCESS_KEY: `${id}-secret` })))));
       await waitFor(() => emulator.sends.length >= SENDS, `all ${SENDS} sends to reach the emulator`, { timeoutMs: 60_000, intervalMs: 50 });
-      const [one, two] = workers;
-      const tags = emulator.sends.map((s) => s.tag);
-      const shares = [one, two].map((w) => tags.filter((tag) => tag === String(w!.pid)).length);
+      const shares = WORKER_KEYS.map((id) => emulator.sends.filter((s) => s.accessKeyId === id).length);
       assert.deepEqual(await Promise.all(workers.map((w, i) => exitWithin(w.stop(), 30_000, `worker ${i + 1}`))), [0, 0]);
 
       assert.equal(emulator.sends.length, SENDS, 'each message once');

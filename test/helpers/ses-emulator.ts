@@ -31,8 +31,8 @@ export interface EmulatedSend {
   /** When the request arrived (ms since the epoch), and from which client port. */
   at: number;
   clientPort: number;
-  /** Who sent it, as `tagConnection` named the client when the request came (e.g. its process). */
-  tag: string;
+  /** The access key that signed it. */
+  accessKeyId: string;
 }
 
 /** What the next sends are answered with instead of a MessageId. */
@@ -107,10 +107,10 @@ function sesMessageId(n: number): string {
 }
 
 export async function startSesEmulator(
-  options: { maxSendRate?: number; region?: string; /** 0 (a free one) unless given. */ port?: number; /** Names the client of a request from its port, e.g. the process it belongs to. */ tagConnection?: (clientPort: number) => string } = {},
+  options: { maxSendRate?: number; region?: string; /** 0 (a free one) unless given. */ port?: number; /** More access keys (id → secret) besides TEST_ACCESS_KEY_ID's, e.g. one per process. */ keys?: Record<string, string> } = {},
 ): Promise<SesEmulator> {
   const region = options.region ?? TEST_REGION;
-  const secrets = new Map([[TEST_ACCESS_KEY_ID, TEST_SECRET_ACCESS_KEY]]);
+  const secrets = new Map([[TEST_ACCESS_KEY_ID, TEST_SECRET_ACCESS_KEY], ...Object.entries(options.keys ?? {})]);
   const sends: EmulatedSend[] = [];
   const refused: string[] = [];
   const failures: EmulatedError[] = [];
@@ -165,7 +165,7 @@ export async function startSesEmulator(
         sends.push({
           messageId, raw: Buffer.from(data, 'base64'), destination: input.Destination, fromEmailAddress: input.FromEmailAddress,
           configurationSetName: input.ConfigurationSetName, at, clientPort: req.socket.remotePort ?? 0,
-          tag: options.tagConnection?.(req.socket.remotePort ?? 0) ?? '',
+          accessKeyId: /Credential=([^/]+)\//.exec(req.headers.authorization ?? '')![1]!,
         });
         return answer(res, 200, { MessageId: messageId });
       }
