@@ -8,13 +8,13 @@ import type { Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('provider_refusals')
-    .addColumn('provider', 'text', (c) => c.primaryKey())
+    .addColumn('provider', 'text', (c) => c.primaryKey().notNull())
     .addColumn('reason', 'text', (c) => c.notNull())
     .addColumn('since', 'text', (c) => c.notNull())
     .execute();
   await db.schema
     .createTable('send_slots')
-    .addColumn('name', 'text', (c) => c.primaryKey())
+    .addColumn('name', 'text', (c) => c.primaryKey().notNull())
     .addColumn('next_at', 'bigint', (c) => c.notNull())
     .execute();
 }
