@@ -1,4 +1,4 @@
-/** Delivery: the worker that claims jobs, builds each message, hands it to the upstream (SMTP relay or the sandbox) and records every recipient's outcome, with retries. */
+/** Delivery: the worker that claims jobs, builds each message, hands it to the upstream (SMTP relay, Amazon SES or the sandbox) and records every recipient's outcome, with retries. */
 export { createDeliveryAttemptsRepository } from './delivery-attempts-repository.js';
 export { createDeliveryJobsRepository } from './delivery-jobs-repository.js';
 export { type DeliveryWorker, createDeliveryWorker } from './delivery-worker.js';
