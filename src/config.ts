@@ -35,7 +35,7 @@ export const EnvSchema = Type.Object({
   LOG_FORMAT: Type.Enum(['json', 'pretty'], { default: 'json' }),
   METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 0 }),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
-  MAILROOM_PROVIDER: Type.Enum(['sandbox', 'smtp'], { default: 'sandbox' }),
+  MAILROOM_PROVIDER: Type.Enum(['sandbox', 'smtp', 'ses'], { default: 'sandbox' }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^/]' })),
   SMTP_SMTPUTF8: Type.Boolean({ default: false }),
   AWS_REGION: Type.Optional(Type.String({ pattern: '^[a-z]{2}(-[a-z]+)+-\\d+$' })),

@@ -14,7 +14,7 @@ import { createAcceptedSendWriter, createThreadedSendWriter } from './sending/in
 import { createStore, createServices, type Services, createLogger, openMigratedDatabase, openReturnPaths, withSecretKey, startDeliveryWorker, startWebhookDispatcher, startDeliveryThread, type DeliveryThread } from './composition/index.js';
 import type { Store } from './db/store.js';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './lib/rate-limiter.js';
-import { createMetrics, startMetricsListener, type Metrics, type MetricsOptions } from './observability/index.js';
+import { createMetrics, NotReadyError, startMetricsListener, type Metrics, type MetricsOptions } from './observability/index.js';
 import { closeConnectionsOnceIdle } from './lib/close-idle-connections.js';
 import { startRetentionPruner } from './retention/index.js';
 import { warnAboutServerSettings } from './db/postgres-settings.js';
@@ -123,7 +123,11 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
     onSendAccepted: worker ? () => worker.wake() : options.onSendAccepted,
     rateLimiter: redis ? createRedisRateLimiter(redis, config.redisKeyPrefix) : createMemoryRateLimiter(),
     healthChecks: redis ? { redis: () => redis.ping() } : {},
-    readinessChecks: { migrations: () => assertMigrated(db) },
+    readinessChecks: {
+      migrations: () => assertMigrated(db),
+      // What the worker (on its own thread, or in other processes) last heard from SES about Mailroom's credentials.
+      ...(config.provider === 'ses' ? { provider: () => providerRefusal(store, config.provider) } : {}),
+    },
     metrics,
   });
   submission =
@@ -147,6 +151,12 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
     metrics,
     close: closeRuntime,
   };
+}
+
+/** Readiness fails, saying why, while the provider's last word on Mailroom's credentials was a refusal. */
+async function providerRefusal(store: Store, provider: string): Promise<void> {
+  const refusal = await store.providerState.refusalOf(provider);
+  if (refusal) throw new NotReadyError(`${refusal.reason} (since ${refusal.since}; cleared by the next send SES accepts)`);
 }
 
 /**

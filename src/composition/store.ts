@@ -2,7 +2,7 @@ import { pingDatabase, type Db } from '../db/database.js';
 import type { Repositories, Store } from '../db/store.js';
 import { createAcceptanceChecksRepository, createMessagesRepository, createIdempotencyRepository, createAttachmentsRepository } from '../sending/index.js';
 import { createApiKeysRepository } from '../api-keys/index.js';
-import { createDeliveryAttemptsRepository, createDeliveryJobsRepository, createSandboxMessagesRepository } from '../delivery/index.js';
+import { createDeliveryAttemptsRepository, createDeliveryJobsRepository, createProviderStateRepository, createSandboxMessagesRepository } from '../delivery/index.js';
 import { createDomainsRepository } from '../domains/index.js';
 import { createInboundReportsRepository } from '../inbound/index.js';
 import { createCounterDeltas, createLogsRepository, type CounterDeltas, createLogSearchRepository } from '../logs/index.js';
@@ -43,6 +43,7 @@ function bind(db: Db, counters?: CounterDeltas): Repositories {
     suppressions: createSuppressionsRepository(db),
     users: createUsersRepository(db),
     sandboxMessages: createSandboxMessagesRepository(db),
+    providerState: createProviderStateRepository(db),
     serverSecrets: createServerSecretsRepository(db),
     storedSecrets: createStoredSecretsRepository(db),
     sessions: createSessionsRepository(db),

@@ -19,9 +19,10 @@ import { createWebhookDispatcher, type WebhookDispatcher, endpointPreparer } fro
  * the provider and the builder thread too.
  */
 export function startDeliveryWorker(store: Store, config: Config, returnPaths: ReturnPathSigner, metrics?: Metrics): DeliveryWorker {
-  const provider = createProvider(config, store);
+  const logger = createLogger(config).child({ component: 'worker' });
+  const provider = createProvider(config, store, logger);
   const build = createThreadedMessageBuilder();
-  const worker = createDeliveryWorker({ store, provider, config, build, returnPaths, metrics, logger: createLogger(config).child({ component: 'worker' }) });
+  const worker = createDeliveryWorker({ store, provider, config, build, returnPaths, metrics, logger });
   worker.start();
   return {
     ...worker,

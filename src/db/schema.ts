@@ -37,6 +37,8 @@ export interface Database {
   maintenance_leases: MaintenanceLeasesTable;
   retention_marks: RetentionMarksTable;
   retention_held: RetentionHeldTable;
+  provider_refusals: ProviderRefusalsTable;
+  send_slots: SendSlotsTable;
 }
 
 export interface WorkspacesTable {
@@ -295,4 +297,17 @@ export interface RetentionMarksTable {
 /** A message the content pass passed while its job was still pending: expired once the job is done (0024). */
 export interface RetentionHeldTable {
   message_id: string;
+}
+
+/** An upstream that refused Mailroom's credentials, and in its words why (0026): what /readyz tells. */
+export interface ProviderRefusalsTable {
+  provider: string;
+  reason: string;
+  since: string;
+}
+
+/** A rate shared by every worker on the store (0026): the next free slot, ms since the epoch (PostgreSQL's bigint reads as a string). */
+export interface SendSlotsTable {
+  name: string;
+  next_at: number | string;
 }

@@ -26,6 +26,8 @@ export interface BuiltMessage {
   envelopes: Envelope[];
   /** The `Message-ID` header's value, `<msg_…@sender-domain>`. */
   messageIdHeader: string;
+  /** The `From` header's address: what an upstream that checks the sender's identity (SES) is told. */
+  fromAddress: string;
   /** The whole RFC 5322 message, DKIM-signed: the same for every envelope. */
   raw: Buffer;
 }
@@ -116,5 +118,5 @@ export async function buildMessage(
     messageId: messageIdHeader,
     date,
   });
-  return { messageId: message.id, workspaceId: message.workspace_id, envelopes, messageIdHeader, raw: info.message as Buffer };
+  return { messageId: message.id, workspaceId: message.workspace_id, envelopes, messageIdHeader, fromAddress: message.from_address, raw: info.message as Buffer };
 }

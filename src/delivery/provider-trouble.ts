@@ -37,6 +37,11 @@ const WHAT: Record<ProviderProblem['kind'], string> = {
   sender: 'the provider refused the sender',
   'relay-policy': 'the provider refused to relay for Mailroom',
   session: 'the provider refused the session',
+  throttling: 'the provider is throttling Mailroom',
+  service: 'the provider answered with a server error',
+  account: "the provider has stopped the account's sending",
+  configuration: "the provider does not know a setting Mailroom names",
+  request: "the provider refused Mailroom's request",
 };
 
 /**

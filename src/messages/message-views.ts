@@ -21,7 +21,7 @@ export interface AttemptView {
   reply: string;
   /** How long the hand-over took; null when there was none (or the attempt is an inbound soft bounce). */
   duration_ms: number | null;
-  /** `sandbox`, `smtp`, or `inbound` for a soft bounce reported later. */
+  /** `sandbox`, `smtp`, `ses`, or `inbound` for a soft bounce reported later. */
   provider: string;
   /** The upstream's own id for the hand-over (SES's MessageId), or null. */
   provider_message_id: string | null;

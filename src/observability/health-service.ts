@@ -4,7 +4,12 @@ export const HEALTH_CHECK_TIMEOUT_MS = 2_000;
 export interface HealthReport {
   /** Names of the dependencies that did not answer, e.g. `["database"]`; empty when all is well. */
   down: string[];
+  /** Why, for the checks that can say so to anyone who asks (NotReadyError): by name. */
+  reasons: Record<string, string>;
 }
+
+/** A check's failure whose message is for the operator's eyes, and safe to answer unauthenticated (no secret in it). */
+export class NotReadyError extends Error {}
 
 /** Asks each dependency (the store; Redis when configured) for one round trip, all at once. */
 export function createHealthService(checks: Record<string, () => Promise<unknown>>) {
@@ -19,14 +24,15 @@ export function createHealthService(checks: Record<string, () => Promise<unknown
           try {
             await Promise.race([check(), timeout]);
             return null;
-          } catch {
-            return name;
+          } catch (error) {
+            return { name, reason: error instanceof NotReadyError ? error.message : undefined };
           } finally {
             clearTimeout(timer);
           }
         }),
       );
-      return { down: results.filter((name): name is string => name !== null) };
+      const failed = results.filter((r) => r !== null);
+      return { down: failed.map((r) => r.name), reasons: Object.fromEntries(failed.filter((r) => r.reason !== undefined).map((r) => [r.name, r.reason!])) };
     },
   };
 }

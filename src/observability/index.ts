@@ -5,4 +5,4 @@ export { monitoringRoutes, timeRequests, LIVENESS_PATH, READINESS_PATH, METRICS_
 export { answerRequestId, requestIdOptions, REQUEST_ID_HEADER } from './request-id.js';
 export { createLogger, logDestination } from './log-format.js';
 export { default as healthRoutes } from './health-routes.js';
-export { createHealthService } from './health-service.js';
+export { createHealthService, NotReadyError } from './health-service.js';

@@ -17,12 +17,19 @@ export function monitoringRoutes(config: Pick<Config, 'metrics'>, metrics: Metri
     // The process is up and its event loop turns: nothing else is asked, so a slow store never gets the process restarted.
     app.get(LIVENESS_PATH, QUIET, async () => ({ status: 'ok' }));
 
-    // Whether this process can serve: the store answers and is migrated, and Redis answers when configured.
+    // Whether this process can serve: the store answers and is migrated, Redis answers when configured, and the
+    // provider has not refused Mailroom's credentials (as the worker last heard, through the store).
     app.get(READINESS_PATH, QUIET, async (_request, reply) => {
-      const { down } = await app.services.readiness.check();
-      // A store that does not answer cannot say whether it is migrated: named once, as the store.
-      const notReady = down.includes('database') ? down.filter((name) => name !== 'migrations') : down;
-      if (notReady.length > 0) return reply.code(503).header('Retry-After', RETRY_AFTER_STORE_DOWN_SECONDS).send({ status: 'not ready', not_ready: notReady });
+      const { down, reasons } = await app.services.readiness.check();
+      // A store that does not answer cannot say whether it is migrated, or what the worker heard: named once, as the store.
+      const notReady = down.includes('database') ? down.filter((name) => name !== 'migrations' && name !== 'provider') : down.includes('migrations') ? down.filter((name) => name !== 'provider') : down;
+      const why = Object.fromEntries(Object.entries(reasons).filter(([name]) => notReady.includes(name)));
+      if (notReady.length > 0) {
+        return reply
+          .code(503)
+          .header('Retry-After', RETRY_AFTER_STORE_DOWN_SECONDS)
+          .send({ status: 'not ready', not_ready: notReady, ...(Object.keys(why).length > 0 ? { reasons: why } : {}) });
+      }
       return { status: 'ready' };
     });
 
