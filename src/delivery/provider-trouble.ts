@@ -37,6 +37,7 @@ const WHAT: Record<ProviderProblem['kind'], string> = {
   sender: 'the provider refused the sender',
   'relay-policy': 'the provider refused to relay for Mailroom',
   session: 'the provider refused the session',
+  smtputf8: 'the provider does not announce SMTPUTF8, which addresses with a non-ASCII local part need (SMTP_SMTPUTF8=true)',
 };
 
 /**
