@@ -8,7 +8,12 @@ import { ccOf, replyToOf } from '../lib/message-recipients.js';
 /** What the sender's domain contributes: its name, the return-path host, and the DKIM key that signs for it. */
 export type SigningDomain = Pick<DomainsTable, 'domain' | 'return_path_domain' | 'dkim_selector' | 'dkim_private_key'>;
 
-/** One SMTP transaction: a recipient and the envelope sender signed for it (inbound/return-path.ts). */
+/**
+ * One SMTP transaction: a recipient and the envelope sender signed for it
+ * (inbound/return-path.ts). Both name their domain in A-labels, as acceptance
+ * stored the recipient and as return-path domains are kept; the recipient is
+ * also the key its outcome comes back under, so it is not rewritten here.
+ */
 export interface Envelope {
   from: string;
   to: string;

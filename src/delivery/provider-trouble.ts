@@ -42,6 +42,7 @@ const WHAT: Record<ProviderProblem['kind'], string> = {
   account: "the provider has stopped the account's sending",
   configuration: "the provider does not know a setting Mailroom names",
   request: "the provider refused Mailroom's request",
+  smtputf8: 'the provider does not announce SMTPUTF8, which addresses with a non-ASCII local part need (SMTP_SMTPUTF8=true)',
 };
 
 /**

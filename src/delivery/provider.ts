@@ -31,7 +31,8 @@ export interface RecipientOutcome {
 
 /** Provider trouble that is not the recipient's fault. */
 export interface ProviderProblem {
-  kind: 'connection' | 'timeout' | 'tls' | 'auth' | 'sender' | 'relay-policy' | 'session' | 'throttling' | 'service' | 'account' | 'configuration' | 'request';
+  /** `smtputf8`: the relay does not announce SMTPUTF8, which an address with a non-ASCII local part needs. */
+  kind: 'connection' | 'timeout' | 'tls' | 'auth' | 'sender' | 'relay-policy' | 'session' | 'smtputf8' | 'throttling' | 'service' | 'account' | 'configuration' | 'request';
   /** Where the provider is (host:port, or an API's endpoint host), never with credentials. */
   host: string;
   /** What it answered, or the error that stood in for an answer. */

@@ -82,20 +82,26 @@ function outcomeOf({ recipient, error, reply, refusal }: Read, host: string): Re
   }
 }
 
+/** One recipient's transaction: taken, refused or failed, or decided by Mailroom before any of it was sent (`outcome`). */
+export type SmtpResult = { recipient: string; accepted: string } | { recipient: string; error: SmtpError } | { recipient: string; outcome: RecipientOutcome };
+
 /**
  * The outcomes of one message's transactions, one per recipient: accepted
  * ones as given, refused ones as the refusal table says (refusal-table.ts),
  * then the rule about the message as a whole: the same non-mailbox refusal
  * for every recipient is the relay refusing Mailroom.
  */
-export function smtpOutcomes(results: Array<{ recipient: string; accepted: string } | { recipient: string; error: SmtpError }>, host: string): RecipientOutcome[] {
+export function smtpOutcomes(results: SmtpResult[], host: string): RecipientOutcome[] {
   const read = results.map((r): Read | undefined => {
-    if ('accepted' in r) return undefined;
+    if (!('error' in r)) return undefined;
     const reply = replyOf(r.error);
     return { recipient: r.recipient, error: r.error, reply, refusal: classifyRefusal(reply) };
   });
   if (sameRefusalForEveryRecipient(read)) {
     for (const r of read) r!.refusal = { ...r!.refusal, verdict: 'relay', rule: 'same-refusal-for-every-recipient' };
   }
-  return results.map((r, i) => ('accepted' in r ? { recipient: r.recipient, kind: 'accepted', detail: storableText(r.accepted) } : outcomeOf(read[i]!, host)));
+  return results.map((r, i) => {
+    if ('outcome' in r) return r.outcome;
+    return 'accepted' in r ? { recipient: r.recipient, kind: 'accepted', detail: storableText(r.accepted) } : outcomeOf(read[i]!, host);
+  });
 }

@@ -34,6 +34,24 @@ const NON_ASCII = /[^\u0000-\u007f]/;
 // The WHATWG local part again, with any non-ASCII character allowed besides (RFC 6532's UTF8-non-ascii).
 const UTF8_LOCAL_PART = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~\u0080-\u{10ffff}-]+$/u;
 
+/** Whether the part before the `@` holds a non-ASCII character: such an address needs SMTPUTF8 (RFC 6531) on every hop. */
+export function hasNonAsciiLocalPart(address: string): boolean {
+  return NON_ASCII.test(address.slice(0, Math.max(address.lastIndexOf('@'), 0)));
+}
+
+/**
+ * The address with its domain in A-labels (punycode, IDNA), the form any
+ * relay or API routes; one whose domain has no ASCII form is left as given,
+ * for the upstream to refuse in its own words.
+ */
+export function withAsciiDomain(address: string): string {
+  const at = address.lastIndexOf('@');
+  const domain = address.slice(at + 1);
+  if (at < 0 || !NON_ASCII.test(domain)) return address;
+  const ascii = domainToASCII(domain);
+  return ascii === '' ? address : `${address.slice(0, at)}@${ascii}`;
+}
+
 /**
  * The address as it goes on the wire: an internationalised domain in its
  * ASCII (punycode, IDNA) form, so any relay can route it; null when invalid.

@@ -105,7 +105,7 @@ export function createMetrics({ db, troubleCounts = () => [], workerMetrics, pro
   });
   new Counter({
     name: 'mailroom_provider_errors_total',
-    help: 'Provider trouble that was not the recipient\'s fault, by provider, host and problem (connection, timeout, tls, auth, sender, relay-policy, session; and an API\'s throttling, service, account, configuration, request).',
+    help: 'Provider trouble that was not the recipient\'s fault, by provider, host and problem (connection, timeout, tls, auth, sender, relay-policy, session, smtputf8; and an API\'s throttling, service, account, configuration, request).',
     labelNames: ['provider', 'host', 'problem'] as const,
     registers: [registry],
     collect() {

@@ -16,6 +16,8 @@ export interface SmtpSink {
   rcptSeen: string[];
   /** The user names that authenticated, in order (with `auth`). */
   authenticated: string[];
+  /** Every command line as received (smtp-server's own record, AUTH's argument hidden), with its session's id, in order. */
+  commands: Array<{ session: string; line: string }>;
   close(): Promise<void>;
 }
 
@@ -25,15 +27,26 @@ export interface SmtpSink {
  * `dsn: false`: a next hop without it makes Postfix report `relayed` itself),
  * and no STARTTLS (there is no certificate to offer). With `auth` it requires
  * AUTH with those credentials (over plain text: loopback, no certificate).
+ * It announces SMTPUTF8 unless `smtputf8: false`. The parsed envelope shows
+ * a punycode domain decoded to Unicode; `commands` shows the bytes sent.
  */
 export async function startSmtpSink(
   options: { port?: number; policy?: RcptPolicy; onData?: (message: ReceivedMessage) => void; /** Advertise DSN (default true). */ dsn?: boolean;
+    /** Announce SMTPUTF8 (default true). */ smtputf8?: boolean;
     auth?: { user: string; pass: string };
   } = {},
 ): Promise<SmtpSink> {
   const received: ReceivedMessage[] = [];
   const rcptSeen: string[] = [];
   const authenticated: string[] = [];
+  const commands: SmtpSink['commands'] = [];
+  const ignore = () => {};
+  const logger = {
+    trace: ignore, info: ignore, warn: ignore, error: ignore, fatal: ignore,
+    debug(entry: { tnx?: string; cid?: string }, _prefix: string, line: unknown) {
+      if (entry.tnx === 'command') commands.push({ session: String(entry.cid), line: String(line) });
+    },
+  };
   const { auth } = options;
   const server = new SMTPServer({
     authOptional: auth === undefined,
@@ -45,7 +58,8 @@ export async function startSmtpSink(
     },
     disabledCommands: ['STARTTLS'],
     hideDSN: options.dsn === false,
-    logger: false,
+    hideSMTPUTF8: options.smtputf8 === false,
+    logger,
     size: 10 * 1024 * 1024,
     onRcptTo(address, _session, callback) {
       rcptSeen.push(address.address);
@@ -69,7 +83,7 @@ export async function startSmtpSink(
   server.listen(options.port ?? 0, '127.0.0.1');
   await once(server.server, 'listening');
   const { port } = server.server.address() as { port: number };
-  return { port, received, rcptSeen, authenticated, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { port, received, rcptSeen, authenticated, commands, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 /** The value of a header of a raw message (unfolded), or undefined. */
