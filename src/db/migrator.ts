@@ -25,6 +25,7 @@ import * as partialTypeIndexes from './migrations/0022-partial-type-indexes.js';
 import * as jobsKeyedByMessage from './migrations/0023-jobs-keyed-by-message.js';
 import * as contentExpiryMark from './migrations/0024-content-expiry-mark.js';
 import * as providerMessageIds from './migrations/0025-provider-message-ids.js';
+import * as snsNotifications from './migrations/0027-sns-notifications.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '0023-jobs-keyed-by-message': jobsKeyedByMessage,
   '0024-content-expiry-mark': contentExpiryMark,
   '0025-provider-message-ids': providerMessageIds,
+  '0027-sns-notifications': snsNotifications,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
