@@ -182,6 +182,11 @@ export async function startServer(config: Config, options: { setupLink?: (link: 
       app.log.info(`No one can sign in yet: open ${link} within an hour to create the first admin account and workspace`);
       options.setupLink?.(link);
     }
+    // Notifications answered but not applied when a process stopped, and subscriptions still to confirm.
+    if (runtime.config.ses.snsTopicArns.length > 0) {
+      runtime.services.sesEvents.start();
+      app.addHook('onClose', () => runtime.services.sesEvents.stop());
+    }
     // After the store is migrated and the secret key made, which the delivery thread then finds done.
     if (config.worker.enabled) deliveryThread = startDeliveryThread({ config: runtime.config, log: createLogger(config) });
     return app;

@@ -1,5 +1,3 @@
-import type { Generated } from 'kysely';
-
 /** The tables of SES's events heard through SNS (migration 0027); part of `Database` in schema.ts. */
 
 /** `received`: verified and answered, not yet applied; `applied`: acted on (what it came to in `outcome`); `failed`: applying it kept failing. */
@@ -17,7 +15,7 @@ export interface SnsNotificationsTable {
   /** JSON of what applying it came to (per recipient, with the reason for anything ignored); null until applied. */
   outcome: string | null;
   /** How often applying it was tried and failed. */
-  tries: Generated<number>;
+  tries: number;
   received_at: string;
   applied_at: string | null;
 }

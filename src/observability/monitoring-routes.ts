@@ -18,12 +18,14 @@ export function monitoringRoutes(config: Pick<Config, 'metrics'>, metrics: Metri
     app.get(LIVENESS_PATH, QUIET, async () => ({ status: 'ok' }));
 
     // Whether this process can serve: the store answers and is migrated, and Redis answers when configured.
+    // An SNS subscription still to confirm is shown beside, not counted: the process serves all the same.
     app.get(READINESS_PATH, QUIET, async (_request, reply) => {
       const { down } = await app.services.readiness.check();
       // A store that does not answer cannot say whether it is migrated: named once, as the store.
       const notReady = down.includes('database') ? down.filter((name) => name !== 'migrations') : down;
       if (notReady.length > 0) return reply.code(503).header('Retry-After', RETRY_AFTER_STORE_DOWN_SECONDS).send({ status: 'not ready', not_ready: notReady });
-      return { status: 'ready' };
+      const pending = await app.services.sesEvents.pendingConfirmations();
+      return pending.length > 0 ? { status: 'ready', ses_sns_subscriptions_pending: pending } : { status: 'ready' };
     });
 
     // On the main port only behind METRICS_TOKEN: without one, /metrics answers as an unknown path does (404, not the

@@ -1,0 +1,54 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ok } from '../http/envelope.js';
+import { apiResponses } from '../openapi/index.js';
+
+export const SES_EVENTS_PATH = '/v1/inbound/ses';
+
+/** SNS's messages are at most 256 KB; room for the envelope around one. */
+const BODY_LIMIT = 512 * 1024;
+
+const SnsField = Type.String();
+const SCHEMA = {
+  operationId: 'receiveSesNotification',
+  summary: "SES's events through an SNS HTTPS subscription (no API key: the SNS signature is checked)",
+  description: 'See docs/ses-notifications.md. SNS posts with `Content-Type: text/plain; charset=UTF-8`; the body is its JSON message.',
+  tags: ['Inbound'],
+  security: [],
+  body: Type.Object(
+    {
+      Type: Type.Optional(SnsField),
+      MessageId: Type.Optional(SnsField),
+      TopicArn: Type.Optional(SnsField),
+      Subject: Type.Optional(SnsField),
+      Message: Type.Optional(SnsField),
+      Timestamp: Type.Optional(SnsField),
+      SignatureVersion: Type.Optional(SnsField),
+      Signature: Type.Optional(SnsField),
+      SigningCertURL: Type.Optional(SnsField),
+      SubscribeURL: Type.Optional(SnsField),
+      UnsubscribeURL: Type.Optional(SnsField),
+      Token: Type.Optional(SnsField),
+    },
+    { additionalProperties: true },
+  ),
+  response: apiResponses(
+    { 200: Type.Object({ message_id: Type.String(), outcome: Type.String({ enum: ['received', 'duplicate', 'confirming', 'logged'] }) }, { additionalProperties: false }) },
+    { errors: [403, 413, 415] },
+  ),
+};
+
+const sesEventsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // SNS's content type, for this path only (every other takes JSON alone): its body is JSON all the same.
+  // Text that is not JSON reaches the service as a string, which refuses it as no SNS message (403).
+  app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_request, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(null, body);
+    }
+  });
+  app.post(SES_EVENTS_PATH, { schema: SCHEMA, bodyLimit: BODY_LIMIT, config: { withoutApiKey: true } }, async (request) => ok(await app.services.sesEvents.receive(request.body)));
+};
+
+export default sesEventsRoutes;
