@@ -43,7 +43,7 @@ export interface SesNotification {
 }
 
 /** The Message-ID header of the original as SES quotes it (the sender's own, which SES keeps in `mail.headers`), or null. */
-export function sesHeaderMessageId(notification: SesNotification): string | null {
+function sesHeaderMessageId(notification: SesNotification): string | null {
   const headerId = notification.mail?.headers?.find((h) => h.name?.toLowerCase() === 'message-id')?.value;
   return notification.mail?.commonHeaders?.messageId ?? headerId ?? null;
 }

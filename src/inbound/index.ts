@@ -1,7 +1,7 @@
 /** Inbound reports: the SMTP receiver for bounces and complaints, the parsers that read them, and what each report does to a send. */
 export { classifyFinding, statusReason } from './bounce-classifier.js';
 export { bounceSubtypeOf, isBounceReason } from './bounce-reasons.js';
-export { type SesNotification, type SesRecipient, sesHeaderMessageId } from './amazon-ses.js';
+export type { SesNotification, SesRecipient } from './amazon-ses.js';
 export { isComplaintFeedback } from './feedback-report.js';
 export { type InboundReceiver, startInboundReceiver } from './inbound-receiver.js';
 export { createInboundReportService } from './inbound-report-service.js';

@@ -49,12 +49,13 @@ async function matchMessage(repos: Repositories, event: SesEvent): Promise<Match
       return { messageId, by: 'ses_message_id', entries: new Map(entries.map((e) => [normalizeAddress(e.recipient), e])) };
     }
   }
-  const ours = event.headerMessageId ? MAILROOM_MESSAGE_ID.exec(event.headerMessageId.trim())?.[1] : undefined;
-  if (ours && (await repos.messages.find(ours))) {
+  for (const header of event.headerMessageIds) {
+    const ours = MAILROOM_MESSAGE_ID.exec(header.trim())?.[1];
+    if (!ours || !(await repos.messages.find(ours))) continue;
     const entries = await repos.logs.listSendEntries([ours]);
     return { messageId: ours, by: 'message_id_header', entries: new Map(entries.map((e) => [normalizeAddress(e.recipient), e])) };
   }
-  const tried = [event.sesMessageId && `SES message id ${event.sesMessageId}`, event.headerMessageId && `Message-ID ${event.headerMessageId}`].filter(Boolean).join(' nor ');
+  const tried = [event.sesMessageId && `SES message id ${event.sesMessageId}`, ...event.headerMessageIds.map((h) => `Message-ID ${h}`)].filter(Boolean).join(' nor ');
   return tried ? `no message here has ${tried}` : 'the event names neither an SES message id nor a Message-ID header';
 }
 

@@ -20,8 +20,8 @@ export interface SesEvent {
   /** SES's own word for it (`Bounce`, `Delivery`, …), as either shape gives it. */
   type: string;
   sesMessageId: string | null;
-  /** The original's Message-ID header as SES quotes it, or null. */
-  headerMessageId: string | null;
+  /** The original's Message-ID as SES quotes it: from `mail.headers` first (the header as sent), then `commonHeaders`. */
+  headerMessageIds: string[];
   action: SesAction | null;
 }
 
@@ -37,9 +37,11 @@ const addresses = (list: string[] | undefined): NamedRecipient[] => (list ?? [])
  * https://docs.aws.amazon.com/ses/latest/dg/notification-contents.html
  * `action` is null for an event Mailroom does not act on (Send, Open, Click, …).
  */
-export function readSesEvent(notification: SesNotification, headerMessageId: string | null): SesEvent {
+export function readSesEvent(notification: SesNotification): SesEvent {
   const type = notification.eventType ?? notification.notificationType ?? '';
-  const event: SesEvent = { type, sesMessageId: notification.mail?.messageId ?? null, headerMessageId, action: null };
+  const fromHeaders = (notification.mail?.headers ?? []).filter((h) => h.name?.toLowerCase() === 'message-id').map((h) => h.value);
+  const headerMessageIds = [...new Set([...fromHeaders, notification.mail?.commonHeaders?.messageId].filter((v): v is string => typeof v === 'string' && v !== ''))];
+  const event: SesEvent = { type, sesMessageId: typeof notification.mail?.messageId === 'string' ? notification.mail.messageId : null, headerMessageIds, action: null };
   switch (type) {
     case 'Delivery':
       event.action = { kind: 'delivered', recipients: addresses(notification.delivery?.recipients) };

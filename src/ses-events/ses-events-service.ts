@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Store } from '../db/store.js';
-import { sesHeaderMessageId, type SesNotification } from '../inbound/index.js';
+import type { SesNotification } from '../inbound/index.js';
 import type { SesSettings } from '../lib/config-settings.js';
 import { ForbiddenError } from '../lib/errors.js';
 import { nowIso } from '../lib/ids.js';
@@ -123,7 +123,7 @@ export function createSesEventsService(store: Store, settings: SesSettings, opti
         if (!row) return undefined;
         const notification = parseSesJson(row.message);
         const result: SesEventOutcome = notification
-          ? await applySesEvent(repos, readSesEvent(notification, sesHeaderMessageId(notification)), now)
+          ? await applySesEvent(repos, readSesEvent(notification), now)
           : { outcome: 'ignored', event: '', message_id: null, reason: "the notification's Message is not SES event JSON", recipients: [] };
         await repos.sns.recordOutcome(id, JSON.stringify(result));
         return result;
@@ -168,10 +168,10 @@ export function createSesEventsService(store: Store, settings: SesSettings, opti
   }
 
   /** Stranded notifications applied, pending confirmations tried again, old notifications dropped. */
-  async function pass(): Promise<void> {
-    for (const id of await store.sns.listReceived(new Date(Date.now() - STRANDED_AFTER_MS).toISOString(), PASS_BATCH)) await apply(id);
+  async function pass(now = new Date()): Promise<void> {
+    for (const id of await store.sns.listReceived(new Date(now.getTime() - STRANDED_AFTER_MS).toISOString(), PASS_BATCH)) await apply(id);
     for (const subscription of await store.sns.listPending()) await confirm(subscription.topic_arn, CONFIRM_RETRY_MS.length);
-    await store.sns.pruneBefore(new Date(Date.now() - KEEP_NOTIFICATIONS_MS).toISOString());
+    await store.sns.pruneBefore(new Date(now.getTime() - KEEP_NOTIFICATIONS_MS).toISOString());
   }
 
   return {
