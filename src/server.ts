@@ -170,6 +170,11 @@ export async function startServer(config: Config, options: { setupLink?: (link: 
     app.addHook('preClose', async () => letGoOfConnections());
     app.addHook('onClose', () => Promise.all([deliveryThread?.stop(), runtime.close()]));
     await listenForMetrics(app, config, runtime.metrics);
+    // Notifications answered but not applied when a process stopped, and subscriptions still to confirm.
+    if (runtime.config.ses.snsTopicArns.length > 0) {
+      runtime.services.sesEvents.start();
+      app.addHook('preClose', () => runtime.services.sesEvents.stop());
+    }
     // The first run: nobody can sign in yet, so the log holds the way in (people/setup-service.ts). Issued
     // before listening: nothing may be awaited between "listening" and the caller's signal handlers, or a
     // SIGTERM in that gap (a slow store) would end the process without a clean stop.
@@ -181,11 +186,6 @@ export async function startServer(config: Config, options: { setupLink?: (link: 
       const link = `${config.publicOrigin ?? app.listeningOrigin}/setup?token=${setupToken}`;
       app.log.info(`No one can sign in yet: open ${link} within an hour to create the first admin account and workspace`);
       options.setupLink?.(link);
-    }
-    // Notifications answered but not applied when a process stopped, and subscriptions still to confirm.
-    if (runtime.config.ses.snsTopicArns.length > 0) {
-      runtime.services.sesEvents.start();
-      app.addHook('preClose', () => runtime.services.sesEvents.stop());
     }
     // After the store is migrated and the secret key made, which the delivery thread then finds done.
     if (config.worker.enabled) deliveryThread = startDeliveryThread({ config: runtime.config, log: createLogger(config) });
