@@ -75,7 +75,8 @@ function cappedPendingQuery(db: Db, table: 'delivery_jobs' | 'webhook_deliveries
 /**
  * Recipients still `sent` whose latest attempt is an SES hand-over made before `cutoff`, with no event
  * since (the message detail's note, messages/message-detail-service.ts). Read from the `sent` range of
- * the log's status index, workspace by workspace: entries leave it as soon as they are delivered,
+ * the log's status index, workspace by workspace (a CROSS JOIN, which SQLite's planner takes in the
+ * order written, rather than scanning the log for the few `sent`): entries leave it as soon as they are delivered,
  * bounced or failed, so it holds the sends in flight and the overdue ones, not the log's history; each
  * is then looked up in the attempts' and events' (message_id, id) indexes.
  */
@@ -84,7 +85,10 @@ function sesOverdueQuery(db: Db, cutoff: string) {
     .selectFrom((eb) =>
       eb
         .selectFrom('workspaces as w')
-        .innerJoin('log_entries as e', (join) => join.onRef('e.workspace_id', '=', 'w.id').on('e.status', '=', 'sent').on('e.type', '=', 'send'))
+        .crossJoin('log_entries as e')
+        .whereRef('e.workspace_id', '=', 'w.id')
+        .where('e.status', '=', 'sent')
+        .where('e.type', '=', 'send')
         .select(sql<number>`1`.as('one'))
         .where(({ exists, selectFrom }) =>
           exists(

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ok } from '../http/envelope.js';
-import { apiResponses } from '../openapi/index.js';
+import { ErrorEnvelope, Ok } from '../openapi/index.js';
 
 export const SES_EVENTS_PATH = '/v1/inbound/ses';
 
@@ -19,10 +19,24 @@ const SCHEMA = {
     description:
       "SNS's JSON message: Type (Notification, SubscriptionConfirmation, UnsubscribeConfirmation), MessageId, TopicArn, Subject, Message, Timestamp, SignatureVersion, Signature, SigningCertURL, SubscribeURL, Token, UnsubscribeURL.",
   }),
-  response: apiResponses(
-    { 200: Type.Object({ message_id: Type.String(), outcome: Type.String({ enum: ['received', 'duplicate', 'confirming', 'logged'] }) }, { additionalProperties: false }) },
-    { errors: [403, 413, 415] },
-  ),
+  // No key, so none of the guard's answers (401, 429) nor its rate-limit headers: SNS is not rate-limited.
+  response: {
+    200: Type.Object(Ok(Type.Object({ message_id: Type.String({ description: "SNS's MessageId." }), outcome: Type.String({ enum: ['received', 'duplicate', 'confirming', 'logged'] }) }, { additionalProperties: false })).properties, {
+      additionalProperties: false,
+      description: 'A valid notification: recorded (`received`, applied right after this answer), seen before (`duplicate`), a subscription being confirmed (`confirming`) or an unsubscription logged (`logged`).',
+    }),
+    ...Object.fromEntries(
+      (
+        [
+          [403, 'Not a valid SNS notification from an allowed topic: the sentence says which check failed (SES_SNS_TOPIC_ARNS unset, topic, timestamp, certificate host, signature).'],
+          [413, 'The request body is too large.'],
+          [415, 'The body is neither text/plain nor JSON.'],
+          [500, 'An unexpected failure ("Internal server error"); SNS tries again.'],
+          [503, 'The database did not answer; SNS tries again.'],
+        ] as const
+      ).map(([status, description]) => [status, Type.Object(ErrorEnvelope.properties, { additionalProperties: false, description })]),
+    ),
+  },
 };
 
 const sesEventsRoutes: FastifyPluginAsyncTypebox = async (app) => {
