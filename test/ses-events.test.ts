@@ -218,6 +218,9 @@ describe('SES events through SNS', () => {
         await other.close();
       }
       await refused(sns.notification({ topicArn: TOPIC, message, certUrl: sns.certUrl.replace('https:', 'http:') }), /its SigningCertURL is refused: it is not https \(http\)/);
+      const fetches = sns.certFetches;
+      await refused(sns.notification({ topicArn: TOPIC, message, certUrl: `https://${sns.host}/anything-else` }), /it names no \.pem certificate/);
+      assert.equal(sns.certFetches, fetches);
     });
 
     it('another topic, a stale timestamp, something that is no SNS message', async () => {

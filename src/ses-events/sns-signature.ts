@@ -40,6 +40,8 @@ export function createSignatureChecker(options: SignatureCheckOptions) {
     async refusal(envelope: SnsEnvelope, now = new Date()): Promise<string | null> {
       const untrusted = untrustedUrlReason(envelope.SigningCertURL, options.trustedHosts);
       if (untrusted) return `its SigningCertURL is refused: ${untrusted}`;
+      // SNS's certificates are .pem files: anything else on a trusted host is no reason to fetch.
+      if (!new URL(envelope.SigningCertURL).pathname.endsWith('.pem')) return 'its SigningCertURL is refused: it names no .pem certificate';
       let certificate: X509Certificate;
       try {
         certificate = await certificateAt(envelope.SigningCertURL);
