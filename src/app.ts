@@ -20,6 +20,7 @@ import { suppressionRoutes } from './suppressions/index.js';
 import { webhookRoutes } from './webhooks/index.js';
 import { statsRoutes } from './stats/index.js';
 import { messageRoutes } from './messages/index.js';
+import { sesEventsRoutes } from './ses-events/index.js';
 import { DASHBOARD_API_PREFIX, dashboardApi, dashboardUi } from './dashboard/index.js';
 import type { Services } from './composition/index.js';
 import { RESEND_PREFIX, resendCompat } from './compat/resend/index.js';
@@ -106,6 +107,7 @@ export async function buildApp({ config, services, logger, beforeRoutes }: AppOp
   await app.register(apiKeyRoutes);
   await app.register(suppressionRoutes);
   await app.register(webhookRoutes);
+  await app.register(sesEventsRoutes);
   await app.register(resendCompat, { prefix: RESEND_PREFIX });
   await app.register(dashboardApi(config), { prefix: DASHBOARD_API_PREFIX });
   await app.register(dashboardUi());

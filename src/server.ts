@@ -87,7 +87,7 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
   // A scrape's store-wide counts can take tens of milliseconds on SQLite: read on a thread of their own.
   const scrapeReads = sqlite ? createSqliteReader(config.dataDir, (error) => startLog.warn({ err: error.message }, 'SQLite read thread failed; started again at the next scrape')) : undefined;
   // Provider trouble is counted by the worker, which starts after the metrics: read through it at scrape time.
-  const metrics = createMetrics({ db, troubleCounts: () => worker?.troubleCounts() ?? [], workerMetrics: options.workerMetrics, offThreadReads: scrapeReads });
+  const metrics = createMetrics({ db, troubleCounts: () => worker?.troubleCounts() ?? [], workerMetrics: options.workerMetrics, offThreadReads: scrapeReads, sesEventTimeoutMs: config.ses.eventTimeoutMs });
   const worker = options.worker ? startDeliveryWorker(store, config, returnPaths, metrics) : undefined;
   const webhooks = options.webhooks ? startWebhookDispatcher(store, config, metrics) : undefined;
   const retention = options.worker ? startRetentionPruner(store, config, createLogger(config).child({ component: 'retention' }), metrics) : undefined;
@@ -180,6 +180,11 @@ export async function startServer(config: Config, options: { setupLink?: (link: 
     app.addHook('preClose', async () => letGoOfConnections());
     app.addHook('onClose', () => Promise.all([deliveryThread?.stop(), runtime.close()]));
     await listenForMetrics(app, config, runtime.metrics);
+    // Notifications answered but not applied when a process stopped, and subscriptions still to confirm.
+    if (runtime.config.ses.snsTopicArns.length > 0) {
+      runtime.services.sesEvents.start();
+      app.addHook('preClose', () => runtime.services.sesEvents.stop());
+    }
     // The first run: nobody can sign in yet, so the log holds the way in (people/setup-service.ts). Issued
     // before listening: nothing may be awaited between "listening" and the caller's signal handlers, or a
     // SIGTERM in that gap (a slow store) would end the process without a clean stop.

@@ -149,7 +149,7 @@ describe('message content before the first hand-over', () => {
       html: null, text: 'Hello there', raw: null, raw_unavailable_reason: 'The message has not been handed to the provider yet; it is kept once it is', content_expired_at: null,
     });
     const message = (await t.call('GET', `/v1/messages/${id}`)).json().data;
-    assert.deepEqual(message.recipients, [{ to: 'user@example.com', status: 'sent', error: null, events: [], attempts: [] }]);
+    assert.deepEqual(message.recipients, [{ to: 'user@example.com', status: 'sent', error: null, events: [], attempts: [], note: null }]);
     assert.deepEqual([message.size_bytes, message.webhook_deliveries, message.reply_to], [null, [], null]);
   });
 });

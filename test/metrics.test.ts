@@ -128,7 +128,7 @@ describe('GET /metrics', () => {
     cleanups.push(() => store.drop());
     const db = await openMigratedDatabase(loadConfig({ ...store.env, LOG_LEVEL: 'silent' }));
     const metrics = createMetrics({ db, processMetrics: false });
-    const gauges = ['mailroom_delivery_queue_jobs', 'mailroom_delivery_queue_oldest_due_age_seconds', 'mailroom_webhook_backlog_deliveries'];
+    const gauges = ['mailroom_delivery_queue_jobs', 'mailroom_delivery_queue_oldest_due_age_seconds', 'mailroom_webhook_backlog_deliveries', 'mailroom_ses_events_overdue'];
     const up = parseMetrics(await metrics.scrape());
     assert.equal(valueOf(up, 'mailroom_store_up'), 1);
     for (const name of gauges) assert.equal(valueOf(up, name), 0, name);
@@ -144,16 +144,23 @@ describe('GET /metrics', () => {
     const t = await createTestApp(LIMITS);
     cleanups.push(() => t.close());
     const queries = createBacklogRepository(t.db).queries(new Date().toISOString());
-    for (const [what, query] of Object.entries(queries)) {
+    const planOf = async (query: (typeof queries)[keyof typeof queries]) => {
       const compiled = query.compile();
-      const plan =
-        storeKindOfDb(t.db) === 'sqlite'
-          ? (await t.db.executeQuery<{ detail: string }>({ ...compiled, sql: `explain query plan ${compiled.sql}` })).rows.map((r) => r.detail).join('\n')
-          : await t.db.transaction().execute(async (trx) => {
-              await trx.executeQuery({ ...compiled, sql: 'set local enable_seqscan = off', parameters: [] });
-              const rows = (await trx.executeQuery<{ 'QUERY PLAN': string }>({ ...compiled, sql: `explain ${compiled.sql}` })).rows;
-              return rows.map((r) => r['QUERY PLAN']).join('\n');
-            });
+      return storeKindOfDb(t.db) === 'sqlite'
+        ? (await t.db.executeQuery<{ detail: string }>({ ...compiled, sql: `explain query plan ${compiled.sql}` })).rows.map((r) => r.detail).join('\n')
+        : await t.db.transaction().execute(async (trx) => {
+            await trx.executeQuery({ ...compiled, sql: 'set local enable_seqscan = off', parameters: [] });
+            const rows = (await trx.executeQuery<{ 'QUERY PLAN': string }>({ ...compiled, sql: `explain ${compiled.sql}` })).rows;
+            return rows.map((r) => r['QUERY PLAN']).join('\n');
+          });
+    };
+    const { sesOverdue, ...claimQueries } = queries;
+    // The overdue count reads the log's `sent` range (the sends in flight), then each one's attempts and events by message.
+    const overduePlan = await planOf(sesOverdue);
+    assert.match(overduePlan, /log_entries_status_idx/, overduePlan);
+    assert.doesNotMatch(overduePlan, /SCAN (e|log_entries|a|delivery_attempts|v|message_events)\b(?! USING)|Seq Scan on (log_entries|delivery_attempts|message_events)/, overduePlan);
+    for (const [what, query] of Object.entries(claimQueries)) {
+      const plan = await planOf(query);
       assert.match(plan, /(delivery_jobs|webhook_deliveries)_(due|claim)_idx/, `${what}: ${plan}`);
       assert.doesNotMatch(plan, /SCAN (delivery_jobs|webhook_deliveries)\b(?! USING)|Seq Scan/, `${what}: ${plan}`);
       assert.doesNotMatch(plan, /log_entries/, `${what}: ${plan}`);

@@ -46,7 +46,7 @@ export const CONFIG_DESCRIPTIONS: Record<ConfigVariable, ConfigDescription> = {
   SES_ENDPOINT: { meaning: "another endpoint than AWS's for the `ses` provider: an SES-compatible service, or a local emulator ([Try it locally](ses.md#try-it-locally))" },
   SES_CONFIGURATION_SET: { meaning: 'the configuration set named on every send through SES; its SNS event destination is how Mailroom hears of deliveries, bounces and complaints ([Amazon SES](ses.md))' },
   SES_MAX_SEND_RATE: { default: "the account's `MaxSendRate`, read at start and every 10 minutes", meaning: 'sends per second through SES, across every worker process on the store ([The sending rate](ses.md#the-sending-rate))' },
-  SES_SNS_TOPIC_ARNS: { default: 'none: every notification is refused', meaning: 'comma-separated SNS topic ARNs whose notifications `POST /v1/inbound/ses` uses' },
+  SES_SNS_TOPIC_ARNS: { default: 'none: every notification is refused', meaning: 'comma-separated SNS topic ARNs whose notifications `POST /v1/inbound/ses` uses (see [SES notifications](ses-notifications.md))' },
   SES_SNS_TRUSTED_HOSTS: { meaning: "comma-separated host patterns (`*` stands for one label; `host:port` allowed) an SNS notification's `SigningCertURL` and `SubscribeURL` must be on, over https" },
   SES_EVENT_TIMEOUT: { meaning: 'how long a recipient handed to SES may go without an event from it (`90s`, `30m`, `48h`, `2d`) before its message says "no event from SES yet" and `mailroom_ses_events_overdue` counts it' },
   WORKER_ENABLED: { meaning: '`serve` runs the delivery worker too; `false` for API-only processes (run `mailroom worker` elsewhere)' },

@@ -13,6 +13,8 @@ import { createMemoryRateLimiter, type RateLimiter } from '../lib/rate-limiter.j
 import { createSuppressionService } from '../suppressions/index.js';
 import { createWebhookService } from '../webhooks/index.js';
 import { createByteBudget } from '../lib/byte-budget.js';
+import { createSesEventsService } from '../ses-events/index.js';
+import { createLogger } from './store-runtime.js';
 
 export interface ServiceOptions {
   rateLimiter?: RateLimiter;
@@ -28,6 +30,8 @@ export interface ServiceOptions {
   readinessChecks?: Record<string, () => Promise<unknown>>;
   /** This process's metrics; without them (a CLI command), nothing is counted and /metrics is not served. */
   metrics?: Metrics;
+  /** Certificates the SNS endpoint trusts besides Node's and NODE_EXTRA_CA_CERTS (in-process tests). */
+  snsCa?: string;
 }
 
 export function createServices(store: Store, config: Config, options: ServiceOptions = {}) {
@@ -38,7 +42,8 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     apiKeys: createApiKeyService(store),
     domains: createDomainService(store, createDnsVerifier(config.dnsServers), config),
     logs: createLogService(store),
-    messages: createMessageDetailService(store),
+    messages: createMessageDetailService(store, { sesEventTimeoutMs: config.ses.eventTimeoutMs }),
+    sesEvents: createSesEventsService(store, config.ses, { log: createLogger(config).child({ component: 'ses-events' }), ca: options.snsCa }),
     stats: createStatsService(store),
     idempotency: createIdempotencyService(store.idempotencyKeys),
     send: createSendService(store, sendWriter, config, {

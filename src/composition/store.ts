@@ -14,6 +14,7 @@ import { createWorkspacesRepository, createUsersRepository, createSessionsReposi
 import { createCountersRepository } from '../stats/index.js';
 import { createMessageMimeRepository, createMessageDetailRepository } from '../messages/index.js';
 import { createRetentionRepository } from '../retention/index.js';
+import { createSnsRepository } from '../ses-events/index.js';
 
 /** What acts on every published event, in order, inside its transaction (events/event-path.ts). */
 const EVENT_HANDLERS = [suppressOnBounceOrComplaint, fanOutToWebhooks] as const;
@@ -47,6 +48,7 @@ function bind(db: Db, counters?: CounterDeltas): Repositories {
     serverSecrets: createServerSecretsRepository(db),
     storedSecrets: createStoredSecretsRepository(db),
     sessions: createSessionsRepository(db),
+    sns: createSnsRepository(db),
     webhookDeliveries: createWebhookDeliveriesRepository(db),
     webhooks: createWebhooksRepository(db),
   };

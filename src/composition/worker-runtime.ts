@@ -100,7 +100,7 @@ export async function startWorker(givenConfig: Config, options: WorkerRuntimeOpt
     throw error;
   }
   const checkpointer = sqlite && !options.insideServe ? startWalCheckpointer(config.dataDir, log) : undefined;
-  const metrics = createMetrics({ db, troubleCounts: () => worker.troubleCounts(), processMetrics: !options.insideServe });
+  const metrics = createMetrics({ db, troubleCounts: () => worker.troubleCounts(), processMetrics: !options.insideServe, sesEventTimeoutMs: config.ses.eventTimeoutMs });
   const worker = startDeliveryWorker(store, config, returnPaths, metrics);
   const webhooks = startWebhookDispatcher(store, config, metrics);
   const retention = startRetentionPruner(store, config, log.child({ component: 'retention' }), metrics);

@@ -26,6 +26,7 @@ import * as jobsKeyedByMessage from './migrations/0023-jobs-keyed-by-message.js'
 import * as contentExpiryMark from './migrations/0024-content-expiry-mark.js';
 import * as providerMessageIds from './migrations/0025-provider-message-ids.js';
 import * as providerState from './migrations/0026-provider-state.js';
+import * as snsNotifications from './migrations/0027-sns-notifications.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '0024-content-expiry-mark': contentExpiryMark,
   '0025-provider-message-ids': providerMessageIds,
   '0026-provider-state': providerState,
+  '0027-sns-notifications': snsNotifications,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

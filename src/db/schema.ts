@@ -1,9 +1,11 @@
 import type { Generated } from 'kysely';
 import type { InvitationsTable, SessionsTable, SetupTokensTable, SignInFailuresTable, UsersTable, WorkspaceMembersTable } from './people-schema.js';
 import type { IdempotencyKeysTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './webhooks-schema.js';
+import type { SnsNotificationsTable, SnsSubscriptionsTable } from './sns-schema.js';
 
 export type * from './people-schema.js';
 export type * from './webhooks-schema.js';
+export type * from './sns-schema.js';
 
 /** Table shapes as Kysely sees them. Timestamps are ISO 8601 UTC strings. */
 export interface Database {
@@ -39,6 +41,8 @@ export interface Database {
   retention_held: RetentionHeldTable;
   provider_refusals: ProviderRefusalsTable;
   send_slots: SendSlotsTable;
+  sns_notifications: SnsNotificationsTable;
+  sns_subscriptions: SnsSubscriptionsTable;
 }
 
 export interface WorkspacesTable {
@@ -247,7 +251,11 @@ export interface MessageMimeTable {
   created_at: string;
 }
 
-export type MessageEventType = 'delivered' | 'bounced' | 'complained' | 'suppressed' | 'failed';
+/**
+ * SPEC.md §6.1's kinds, then `delivery_delayed` beside them (SES's DeliveryDelay): shown in a message's
+ * detail, never posted to webhooks (their events are SPEC's kinds only, webhooks/webhook-service.ts).
+ */
+export type MessageEventType = 'delivered' | 'bounced' | 'complained' | 'suppressed' | 'failed' | 'delivery_delayed';
 
 /** The internal event path's record: one row per event, with the JSON body a webhook receiver gets. */
 export interface MessageEventsTable {

@@ -7,8 +7,12 @@ import { tagsObject } from '../lib/tags.js';
  * source (the worker, an inbound bounce or complaint, acceptance itself).
  * Kind-specific fields are present only for their kind.
  */
-/** Subtypes of hard bounces: the suppression list takes the address for these and no others. */
-export const HARD_BOUNCE_SUBTYPES: ReadonlySet<string> = new Set(['NoEmail', 'General']);
+/**
+ * Subtypes of hard bounces: the suppression list takes the address for these and no others. SES's
+ * `Suppressed` and `OnAccountSuppressionList` are Permanent bounces of an address SES itself will not
+ * send to again (src/ses-events/).
+ */
+export const HARD_BOUNCE_SUBTYPES: ReadonlySet<string> = new Set(['NoEmail', 'General', 'Suppressed', 'OnAccountSuppressionList']);
 
 export interface MessageEvent {
   /** `evt_…`: stays the same however often the event is delivered, so receivers can deduplicate. */
@@ -31,6 +35,8 @@ export interface MessageEvent {
   bounce?: { type: 'Permanent'; subtype: string; diagnostic_code: string };
   /** `complained`: the report's feedback type (`abuse`, …). */
   feedback_type?: string;
+  /** `delivery_delayed`: what the upstream said of the delay (SES's delayType and diagnostic). */
+  detail?: string;
 }
 
 /**
@@ -59,6 +65,7 @@ export function eventPayload(event: MessageEvent): Record<string, string | Recor
   if (event.feedback_type !== undefined) payload.feedback_type = event.feedback_type;
   if (event.reason !== undefined) payload.reason = event.reason;
   if (event.error !== undefined) payload.error = event.error;
+  if (event.detail !== undefined) payload.detail = event.detail;
   return payload;
 }
 

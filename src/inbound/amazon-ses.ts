@@ -19,20 +19,33 @@ import { emptyFinding } from './types.js';
  * states nothing else does its subtype name the reason.
  */
 
-interface SesRecipient {
+export interface SesRecipient {
   emailAddress?: string;
   status?: string;
   diagnosticCode?: string;
   action?: string;
 }
 
-interface SesNotification {
+/**
+ * SES's event JSON, in both its shapes: a configuration set's event
+ * publishing (`eventType`) and an identity's feedback notifications
+ * (`notificationType`); the fields Mailroom reads.
+ */
+export interface SesNotification {
   notificationType?: string;
   eventType?: string;
-  mail?: { messageId?: string; headers?: Array<{ name?: string; value?: string }>; commonHeaders?: { messageId?: string } };
+  mail?: { messageId?: string; destination?: string[]; headers?: Array<{ name?: string; value?: string }>; commonHeaders?: { messageId?: string } };
   bounce?: { bounceType?: string; bounceSubType?: string; bouncedRecipients?: SesRecipient[] };
   complaint?: { complainedRecipients?: SesRecipient[]; complaintFeedbackType?: string };
   delivery?: { recipients?: string[]; smtpResponse?: string };
+  reject?: { reason?: string };
+  deliveryDelay?: { delayType?: string; delayedRecipients?: SesRecipient[]; expirationTime?: string };
+}
+
+/** The Message-ID header of the original as SES quotes it (the sender's own, which SES keeps in `mail.headers`), or null. */
+function sesHeaderMessageId(notification: SesNotification): string | null {
+  const headerId = notification.mail?.headers?.find((h) => h.name?.toLowerCase() === 'message-id')?.value;
+  return notification.mail?.commonHeaders?.messageId ?? headerId ?? null;
 }
 
 /** What SES's bounce subtypes mean, where they say more than the remote's reply. */
@@ -75,8 +88,7 @@ function unbreakSendmailLines(text: string): string {
 
 function readNotification(notification: SesNotification): SesReading | null {
   const type = (notification.notificationType ?? notification.eventType ?? '').toLowerCase();
-  const headerId = notification.mail?.headers?.find((h) => h.name?.toLowerCase() === 'message-id')?.value;
-  const originalMessageId = notification.mail?.commonHeaders?.messageId ?? headerId ?? null;
+  const originalMessageId = sesHeaderMessageId(notification);
   const reading: SesReading = { findings: [], complaints: [], originalMessageId };
 
   if (type === 'bounce') {

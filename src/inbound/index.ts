@@ -1,6 +1,8 @@
 /** Inbound reports: the SMTP receiver for bounces and complaints, the parsers that read them, and what each report does to a send. */
 export { classifyFinding, statusReason } from './bounce-classifier.js';
 export { bounceSubtypeOf, isBounceReason } from './bounce-reasons.js';
+export type { SesNotification, SesRecipient } from './amazon-ses.js';
+export { isComplaintFeedback } from './feedback-report.js';
 export { type InboundReceiver, startInboundReceiver } from './inbound-receiver.js';
 export { createInboundReportService } from './inbound-report-service.js';
 export { createInboundReportsRepository } from './inbound-reports-repository.js';

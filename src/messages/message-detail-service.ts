@@ -3,7 +3,7 @@ import type { Repositories, Store } from '../db/store.js';
 import { formatMailbox } from '../lib/email-address.js';
 import { tagsObject } from '../lib/tags.js';
 import { allRecipientsOf, bccOf, ccOf, replyToOf, toOf } from '../lib/message-recipients.js';
-import type { DeliveryAttemptsTable, MessagesTable } from '../db/schema.js';
+import type { DeliveryAttemptsTable, MessageEventsTable, MessagesTable } from '../db/schema.js';
 import { attachmentView, attemptView, eventView, webhookDeliveryView, type AttachmentView, type AttemptView, type RecipientEventView, type WebhookDeliveryView } from './message-views.js';
 
 export interface RecipientView {
@@ -13,6 +13,8 @@ export interface RecipientView {
   error: string | null;
   events: RecipientEventView[];
   attempts: AttemptView[];
+  /** What the statuses alone do not say (an addition beside SPEC's fields): "No event from SES yet…", else null. */
+  note: string | null;
 }
 
 /** GET /v1/messages/{id}: the message and what became of each recipient. */
@@ -95,7 +97,21 @@ async function whyNoRaw(repos: Repositories, message: MessagesTable, attempts: D
   return 'The message was never built: no recipient was handed to a provider (each was suppressed or failed before delivery)';
 }
 
-export function createMessageDetailService(store: Store) {
+/**
+ * A recipient SES accepted that has heard nothing since, for longer than SES_EVENT_TIMEOUT: it keeps
+ * `sent` (SES may still deliver), but likely no event will come, most often because the SNS
+ * subscription is missing or unconfirmed. The metric mailroom_ses_events_overdue counts the same
+ * recipients (observability/backlog-repository.ts).
+ */
+export function sesOverdueNote(status: string, attempts: DeliveryAttemptsTable[], events: MessageEventsTable[], timeoutMs: number, now = Date.now()): string | null {
+  const last = attempts.at(-1);
+  if (status !== 'sent' || !last || last.provider !== 'ses' || last.outcome !== 'accepted') return null;
+  if (now - Date.parse(last.created_at) < timeoutMs) return null;
+  if (events.some((e) => e.created_at >= last.created_at)) return null;
+  return `No event from SES yet: SES accepted it at ${last.created_at}, longer ago than SES_EVENT_TIMEOUT; check the SNS subscription (docs/ses-notifications.md)`;
+}
+
+export function createMessageDetailService(store: Store, options: { sesEventTimeoutMs: number } = { sesEventTimeoutMs: Infinity }) {
   async function content(workspaceId: string, id: string): Promise<MessageContent> {
     return store.snapshot(async (repos) => {
       const message = await messageOf(repos, workspaceId, id);
@@ -124,12 +140,15 @@ export function createMessageDetailService(store: Store) {
         const [eventsOf, attemptsOf] = [groupBy(events), groupBy(attempts)];
         const recipients = allRecipientsOf(message).map(({ address }): RecipientView => {
           const entry = sendEntries.get(address);
+          const [recipientEvents, recipientAttempts] = [eventsOf.get(address) ?? [], attemptsOf.get(address) ?? []];
+          const status = entry?.status ?? 'sent';
           return {
             to: address,
-            status: entry?.status ?? 'sent',
+            status,
             error: entry?.error ?? null,
-            events: (eventsOf.get(address) ?? []).map(eventView),
-            attempts: (attemptsOf.get(address) ?? []).map(attemptView),
+            events: recipientEvents.map(eventView),
+            attempts: recipientAttempts.map(attemptView),
+            note: sesOverdueNote(status, recipientAttempts, recipientEvents, options.sesEventTimeoutMs),
           };
         });
         return {

@@ -8,7 +8,7 @@ const RecipientEvent = Type.Object(
     type: Type.String(),
     status: Type.String(),
     at: Timestamp,
-    detail: Nullable(Type.String({ description: "The bounce's diagnostic, the failure's error, the suppression's reason or the complaint's feedback type." })),
+    detail: Nullable(Type.String({ description: "The bounce's diagnostic, the failure's error, the suppression's reason, the complaint's feedback type or the delay's cause (`delivery_delayed`, SES's DeliveryDelay)." })),
   },
   { additionalProperties: false },
 );
@@ -51,6 +51,7 @@ const Recipient = Type.Object(
     error: Nullable(Type.String()),
     events: Type.Array(RecipientEvent),
     attempts: Type.Array(Attempt),
+    note: Nullable(Type.String({ description: 'What the status alone does not say: "No event from SES yet…" for a recipient SES accepted that has heard nothing for longer than SES_EVENT_TIMEOUT; else null.' })),
   },
   { additionalProperties: false },
 );

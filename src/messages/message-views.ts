@@ -8,7 +8,7 @@ export interface RecipientEventView {
   /** The status the event set: the recipient's (`delivered`, `bounced`, …), or the complaint entry's (`complained`). */
   status: string;
   at: string;
-  /** The bounce's diagnostic, the failure's error, the suppression's reason or the complaint's feedback type; null for a delivery. */
+  /** The bounce's diagnostic, the failure's error, the suppression's reason, the complaint's feedback type or the delay's cause; null for a delivery. */
   detail: string | null;
 }
 
@@ -42,8 +42,9 @@ export interface WebhookDeliveryView {
 /** What each event kind carries as its one-line detail. */
 export function eventView(row: MessageEventsTable): RecipientEventView {
   const payload = JSON.parse(row.payload) as Record<string, string | undefined>;
-  const detail = payload.diagnostic_code ?? payload.error ?? payload.reason ?? payload.feedback_type ?? null;
-  return { type: row.type, status: row.type, at: row.created_at, detail };
+  const detail = payload.diagnostic_code ?? payload.error ?? payload.reason ?? payload.feedback_type ?? payload.detail ?? null;
+  // A delay sets no status: the recipient is still `sent`.
+  return { type: row.type, status: row.type === 'delivery_delayed' ? 'sent' : row.type, at: row.created_at, detail };
 }
 
 export function attemptView(row: DeliveryAttemptsTable): AttemptView {

@@ -18,7 +18,8 @@ export function monitoringRoutes(config: Pick<Config, 'metrics'>, metrics: Metri
     app.get(LIVENESS_PATH, QUIET, async () => ({ status: 'ok' }));
 
     // Whether this process can serve: the store answers and is migrated, Redis answers when configured, and the
-    // provider has not refused Mailroom's credentials (as the worker last heard, through the store).
+    // provider has not refused Mailroom's credentials (as the worker last heard, through the store). An SNS
+    // subscription still to confirm is shown beside, not counted: the process serves all the same.
     app.get(READINESS_PATH, QUIET, async (_request, reply) => {
       const { down, reasons } = await app.services.readiness.check();
       // A store that does not answer cannot say whether it is migrated, or what the worker heard: named once, as the store.
@@ -30,7 +31,8 @@ export function monitoringRoutes(config: Pick<Config, 'metrics'>, metrics: Metri
           .header('Retry-After', RETRY_AFTER_STORE_DOWN_SECONDS)
           .send({ status: 'not ready', not_ready: notReady, ...(Object.keys(why).length > 0 ? { reasons: why } : {}) });
       }
-      return { status: 'ready' };
+      const pending = await app.services.sesEvents.pendingConfirmations();
+      return pending.length > 0 ? { status: 'ready', ses_sns_subscriptions_pending: pending } : { status: 'ready' };
     });
 
     // On the main port only behind METRICS_TOKEN: without one, /metrics answers as an unknown path does (404, not the

@@ -16,6 +16,7 @@ const EVENT: Record<string, string> = {
   complained: 'Marked as spam',
   suppressed: 'Suppressed',
   failed: 'Failed',
+  delivery_delayed: 'Delayed: the provider is still trying',
 };
 
 type Item = { at: string; attempt: Attempt; event?: undefined } | { at: string; event: RecipientEvent; attempt?: undefined };
@@ -44,7 +45,7 @@ function AttemptItem({ attempt }: { attempt: Attempt }) {
           {took && ` · took ${took}`}
         </span>
       </div>
-      <p className="timeline-what">{OUTCOME[attempt.outcome] ?? attempt.outcome}</p>
+      <p className="timeline-what">{attempt.provider === 'ses' && attempt.outcome === 'accepted' ? 'Accepted by SES: its events say what came of it' : (OUTCOME[attempt.outcome] ?? attempt.outcome)}</p>
       {attempt.reply && (
         <p className="timeline-reply">
           <span className="visually-hidden">Reply: </span>
@@ -96,6 +97,7 @@ export function RecipientTimeline({ recipient, index }: { recipient: Recipient; 
         {before && <span className="muted small"> {before}, then marked as spam</span>}
       </h3>
       {recipient.error && <p className="log-error">{recipient.error}</p>}
+      {recipient.note && <p className="recipient-note">{recipient.note}</p>}
       {items.length === 0 && <p className="muted">Nothing yet: the message waits for its hand-over.</p>}
       {items.length > 0 && (
         <ol className="timeline" aria-label={`Timeline of ${recipient.to}`}>

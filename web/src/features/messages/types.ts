@@ -41,13 +41,15 @@ export interface Recipient {
   error: string | null;
   events: RecipientEvent[];
   attempts: Attempt[];
+  /** What the status alone does not say: "No event from SES yet…" past SES_EVENT_TIMEOUT; else null. */
+  note: string | null;
 }
 
 export interface RecipientEvent {
   type: string;
   status: string;
   at: string;
-  /** The bounce's diagnostic, the failure's error, the suppression's reason or the complaint's feedback type. */
+  /** The bounce's diagnostic, the failure's error, the suppression's reason, the complaint's feedback type or the delay's cause. */
   detail: string | null;
 }
 
