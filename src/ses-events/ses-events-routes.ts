@@ -28,8 +28,10 @@ const SCHEMA = {
     ...Object.fromEntries(
       (
         [
+          [400, 'A query parameter (the path takes none), or an application/json body that is not JSON.'],
           [403, 'Not a valid SNS notification from an allowed topic: the sentence says which check failed (SES_SNS_TOPIC_ARNS unset, topic, timestamp, certificate host, signature).'],
           [413, 'The request body is too large.'],
+          [414, 'The request URL is longer than the API reads.'],
           [415, 'The body is neither text/plain nor JSON.'],
           [500, 'An unexpected failure ("Internal server error"); SNS tries again.'],
           [503, 'The database did not answer; SNS tries again.'],
