@@ -369,6 +369,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inbound/ses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * SES's events through an SNS HTTPS subscription (no API key: the SNS signature is checked)
+         * @description See docs/ses-notifications.md. SNS posts with `Content-Type: text/plain; charset=UTF-8`; the body is its JSON message.
+         */
+        post: operations["receiveSesNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1759,9 +1779,11 @@ export interface operations {
                                     /** @description The provider's or the upstream's reply, or why no hand-over was made. */
                                     reply: string;
                                     duration_ms: number | null;
-                                    /** @description `sandbox`, `smtp`, or `inbound` for a soft bounce reported later. */
+                                    /** @description `sandbox`, `smtp`, `ses`, or `inbound` for a soft bounce reported later. */
                                     provider: string;
+                                    provider_message_id: string | null;
                                 }[];
+                                note: string | null;
                             }[];
                             webhook_deliveries: {
                                 id: string;
@@ -6869,6 +6891,152 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    receiveSesNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description SNS's JSON message: Type (Notification, SubscriptionConfirmation, UnsubscribeConfirmation), MessageId, TopicArn, Subject, Message, Timestamp, SignatureVersion, Signature, SigningCertURL, SubscribeURL, Token, UnsubscribeURL. */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description A valid notification: recorded (`received`, applied right after this answer), seen before (`duplicate`), a subscription being confirmed (`confirming`) or an unsubscription logged (`logged`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description SNS's MessageId. */
+                            message_id: string;
+                            /** @enum {string} */
+                            outcome: "received" | "duplicate" | "confirming" | "logged";
+                        };
+                    };
+                };
+            };
+            /** @description A query parameter (the path takes none), or an application/json body that is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description Not a valid SNS notification from an allowed topic: the sentence says which check failed (SES_SNS_TOPIC_ARNS unset, topic, timestamp, certificate host, signature). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than the API reads. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The body is neither text/plain nor JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure ("Internal server error"); SNS tries again. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The database did not answer; SNS tries again. */
+            503: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
