@@ -232,9 +232,10 @@ describe('mailroom serve while PostgreSQL goes away mid-burst', () => {
       else if (path === '/readyz') assert.deepEqual(answer.body, { status: 'not ready', not_ready: ['database'] });
       else assert.deepEqual(answer.body, path!.startsWith('/compat/resend') ? resendUnavailable : UNAVAILABLE, answer.route);
     }
-    // Every route that needs the store answered so: the guarded ones, whose guard asks it first.
+    // Every route that needs the store answered so: the guarded ones, whose guard asks it first. SNS's endpoint has
+    // no key to look up, and refuses a body that is no signed SNS message (403) before it writes anything.
     const unanswered = answers.filter(
-      (a) => /^\S+ \/(v1|compat\/resend|dashboard\/api)\//.test(a.route) && !/\/v1\/(openapi\.json|health\/check)$/.test(a.route) && a.status !== 503,
+      (a) => /^\S+ \/(v1|compat\/resend|dashboard\/api)\//.test(a.route) && !/\/v1\/(openapi\.json|health\/check|inbound\/ses)$/.test(a.route) && a.status !== 503,
     );
     assert.deepEqual(unanswered.map((a) => `${a.route} ${a.status}`), []);
     process.stdout.write(`# routes while refused: ${answers.length}, of which 503: ${failed.length}\n`);
