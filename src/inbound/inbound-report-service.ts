@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { newId, nowIso } from '../lib/ids.js';
+import { nowIso } from '../lib/ids.js';
 import { reportedBounceSubtype } from './bounce-subtype.js';
 import { isComplaintFeedback } from './feedback-report.js';
 import { findReplyCode } from './smtp-text.js';
@@ -9,7 +9,7 @@ import type { ReturnPathSigner } from './return-path.js';
 import type { Repositories, Store } from '../db/store.js';
 import type { LogEntryRow } from '../logs/index.js';
 import { normalizeAddress } from '../lib/email-address.js';
-import { moveSendEntry, recordComplaint, type StatusChange } from '../sending/index.js';
+import { moveSendEntry, recordBounce, recordComplaintOnce, recordSoftBounce, type StatusChange } from '../sending/index.js';
 import { allRecipientsOf } from '../lib/message-recipients.js';
 import type { Metrics } from '../observability/index.js';
 
@@ -57,14 +57,8 @@ function isFinal(result: InboundResult): boolean {
 }
 
 /** The entry bounced (with its `bounce` entry, once), and the subtype of the refusal table's vocabulary. */
-async function bounce(repos: Repositories, entry: LogEntryRow, result: InboundResult, hard: boolean, now: string): Promise<StatusChange> {
-  const detail = bounceDetail(result);
-  const bounceSubtype = reportedBounceSubtype(result.status, result.diagnostic, hard);
-  const change = await moveSendEntry(repos, entry, { to: 'bounced', detail, bounceSubtype }, now);
-  if (change === 'move') {
-    await repos.logs.insertMany([{ ...entry, id: newId('log'), type: 'bounce', status: 'bounced', error: detail, created_at: now, updated_at: now }]);
-  }
-  return change;
+function bounce(repos: Repositories, entry: LogEntryRow, result: InboundResult, hard: boolean, now: string): Promise<StatusChange> {
+  return recordBounce(repos, entry, bounceDetail(result), reportedBounceSubtype(result.status, result.diagnostic, hard), now);
 }
 
 async function apply(repos: Repositories, entry: LogEntryRow, result: InboundResult, now: string): Promise<AppliedResult['effect']> {
@@ -76,21 +70,10 @@ async function apply(repos: Repositories, entry: LogEntryRow, result: InboundRes
     case 'soft_bounce': {
       // Refused for good, but not the address: bounced, not suppressed (its subtype is not a hard one).
       if (isFinal(result)) return bounce(repos, entry, result, false, now);
-      // Attempt history only: a delay, or a temporary refusal, may pass next time; the status stays.
-      const job = await repos.messages.findJobByMessage(entry.message_id);
-      await repos.deliveryAttempts.insertMany([
-        {
-          id: newId('att'), workspace_id: entry.workspace_id, message_id: entry.message_id, recipient: entry.recipient,
-          attempt: Number(job?.attempts ?? 0), provider: 'inbound', outcome: 'temporary', detail: bounceDetail(result), duration_ms: null, provider_message_id: null, created_at: now,
-        },
-      ]);
-      return 'recorded';
+      return recordSoftBounce(repos, entry, bounceDetail(result), now);
     }
-    case 'complaint': {
-      if (await repos.logs.findSendEntry(entry.message_id, entry.recipient, 'complaint')) return 'duplicate';
-      await recordComplaint(repos, entry, result.feedback_type ?? 'abuse', now);
-      return 'move';
-    }
+    case 'complaint':
+      return recordComplaintOnce(repos, entry, result.feedback_type ?? 'abuse', now);
     default:
       return 'ignored'; // an auto-reply, or an ordinary message: not a bounce
   }

@@ -18,5 +18,5 @@ export { SEND_MEMORY_BUDGET, SMALL_SEND_BYTES } from './send-memory.js';
 export { MAX_RECIPIENTS, type SendInput, parseMailboxField, parseSubjectField } from './send-request.js';
 export { default as sendRoutes, SEND_BODY_LIMIT, SendBody, sendBodyBudgetHooks } from './send-routes.js';
 export { type SendResult, type SendingKey, createSendService } from './send-service.js';
-export { type StatusChange, type StatusMove, moveSendEntry, recordComplaint } from './send-status-service.js';
+export { type StatusChange, type StatusMove, moveSendEntry, recordBounce, recordComplaint, recordComplaintOnce, recordSoftBounce } from './send-status-service.js';
 export { parseTagFilter, tagPairs, tagsObject } from '../lib/tags.js';

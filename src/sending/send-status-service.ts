@@ -70,6 +70,40 @@ export async function recordComplaint(repos: Repositories, entry: LogEntryRow, f
 }
 
 /**
+ * Bounces the recipient of `entry` (a report heard later: a DSN, SES's event), with a `bounce` log entry
+ * beside the `send` entry the first time only. Inside the caller's transaction.
+ */
+export async function recordBounce(repos: Repositories, entry: LogEntryRow, detail: string, bounceSubtype: string, now = nowIso()): Promise<StatusChange> {
+  const change = await moveSendEntry(repos, entry, { to: 'bounced', detail, bounceSubtype }, now);
+  if (change === 'move') {
+    await repos.logs.insertMany([{ ...entry, id: newId('log'), type: 'bounce', status: 'bounced', error: detail, created_at: now, updated_at: now }]);
+  }
+  return change;
+}
+
+/** recordComplaint, once per recipient and message: a second report of it is a `duplicate` and records nothing. */
+export async function recordComplaintOnce(repos: Repositories, entry: LogEntryRow, feedbackType: string, now = nowIso()): Promise<'move' | 'duplicate'> {
+  if (await repos.logs.findSendEntry(entry.message_id, entry.recipient, 'complaint')) return 'duplicate';
+  await recordComplaint(repos, entry, feedbackType, now);
+  return 'move';
+}
+
+/**
+ * A soft bounce reported later (a delay, a temporary refusal, which may pass next time): attempt history
+ * only, provider `inbound`, numbered as the message's latest attempt; the status stays.
+ */
+export async function recordSoftBounce(repos: Repositories, entry: LogEntryRow, detail: string, now = nowIso()): Promise<'recorded'> {
+  const job = await repos.messages.findJobByMessage(entry.message_id);
+  await repos.deliveryAttempts.insertMany([
+    {
+      id: newId('att'), workspace_id: entry.workspace_id, message_id: entry.message_id, recipient: entry.recipient,
+      attempt: Number(job?.attempts ?? 0), provider: 'inbound', outcome: 'temporary', detail, duration_ms: null, provider_message_id: null, created_at: now,
+    },
+  ]);
+  return 'recorded';
+}
+
+/**
  * Records an outcome for one recipient of one message (a delivery, a bounce,
  * a failure) in a transaction of its own. The worker and the inbound parsers
  * both move entries through moveSendEntry, so every source obeys one table.

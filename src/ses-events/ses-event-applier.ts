@@ -2,9 +2,8 @@ import type { Repositories } from '../db/store.js';
 import { publishEvents, eventAbout } from '../events/index.js';
 import { isComplaintFeedback } from '../inbound/index.js';
 import { normalizeAddress } from '../lib/email-address.js';
-import { newId } from '../lib/ids.js';
 import type { LogEntryRow } from '../logs/index.js';
-import { moveSendEntry, recordComplaint, type StatusChange } from '../sending/index.js';
+import { moveSendEntry, recordBounce, recordComplaintOnce, recordSoftBounce, type StatusChange } from '../sending/index.js';
 import type { NamedRecipient, SesAction, SesEvent } from './ses-event-reader.js';
 
 export interface RecipientOutcome {
@@ -59,34 +58,17 @@ async function matchMessage(repos: Repositories, event: SesEvent): Promise<Match
   return tried ? `no message here has ${tried}` : 'the event names neither an SES message id nor a Message-ID header';
 }
 
-async function softBounce(repos: Repositories, entry: LogEntryRow, detail: string, now: string): Promise<'recorded'> {
-  // Attempt history only, as for a soft bounce the inbound receiver hears: the status stays.
-  const job = await repos.messages.findJobByMessage(entry.message_id);
-  await repos.deliveryAttempts.insertMany([
-    {
-      id: newId('att'), workspace_id: entry.workspace_id, message_id: entry.message_id, recipient: entry.recipient,
-      attempt: Number(job?.attempts ?? 0), provider: 'inbound', outcome: 'temporary', detail, duration_ms: null, provider_message_id: null, created_at: now,
-    },
-  ]);
-  return 'recorded';
-}
-
 async function act(repos: Repositories, action: SesAction, entry: LogEntryRow, named: NamedRecipient, now: string): Promise<StatusChange | 'recorded' | 'ignored'> {
   switch (action.kind) {
     case 'delivered':
       return moveSendEntry(repos, entry, { to: 'delivered', detail: null }, now);
-    case 'bounced': {
-      const detail = named.diagnostic ?? `${action.bounceType} / ${action.bounceSubType}`;
-      const change = await moveSendEntry(repos, entry, { to: 'bounced', detail, bounceSubtype: action.bounceSubType }, now);
-      if (change === 'move') await repos.logs.insertMany([{ ...entry, id: newId('log'), type: 'bounce', status: 'bounced', error: detail, created_at: now, updated_at: now }]);
-      return change;
-    }
+    case 'bounced':
+      return recordBounce(repos, entry, named.diagnostic ?? `${action.bounceType} / ${action.bounceSubType}`, action.bounceSubType, now);
     case 'soft_bounce':
-      return softBounce(repos, entry, named.diagnostic ?? `SES: ${action.bounceType} / ${action.bounceSubType}`, now);
+      // As for a soft bounce the inbound receiver hears: attempt history only, the status stays.
+      return recordSoftBounce(repos, entry, named.diagnostic ?? `SES: ${action.bounceType} / ${action.bounceSubType}`, now);
     case 'complained':
-      if (await repos.logs.findSendEntry(entry.message_id, entry.recipient, 'complaint')) return 'duplicate';
-      await recordComplaint(repos, entry, action.feedbackType, now);
-      return 'move';
+      return recordComplaintOnce(repos, entry, action.feedbackType, now);
     case 'rejected':
       return moveSendEntry(repos, entry, { to: 'failed', detail: `SES rejected the message: ${action.reason}` }, now);
     case 'delayed':
