@@ -2,10 +2,12 @@ import type { Generated } from 'kysely';
 import type { InvitationsTable, SessionsTable, SetupTokensTable, SignInFailuresTable, UsersTable, WorkspaceMembersTable } from './people-schema.js';
 import type { IdempotencyKeysTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './webhooks-schema.js';
 import type { SnsNotificationsTable, SnsSubscriptionsTable } from './sns-schema.js';
+import type { ProviderRefusalsTable, SendSlotsTable } from './provider-state-schema.js';
 
 export type * from './people-schema.js';
 export type * from './webhooks-schema.js';
 export type * from './sns-schema.js';
+export type * from './provider-state-schema.js';
 
 /** Table shapes as Kysely sees them. Timestamps are ISO 8601 UTC strings. */
 export interface Database {
@@ -305,17 +307,4 @@ export interface RetentionMarksTable {
 /** A message the content pass passed while its job was still pending: expired once the job is done (0024). */
 export interface RetentionHeldTable {
   message_id: string;
-}
-
-/** An upstream that refused Mailroom's credentials, and in its words why (0026): what /readyz tells. */
-export interface ProviderRefusalsTable {
-  provider: string;
-  reason: string;
-  since: string;
-}
-
-/** A rate shared by every worker on the store (0026): the next free slot, ms since the epoch (PostgreSQL's bigint reads as a string). */
-export interface SendSlotsTable {
-  name: string;
-  next_at: number | string;
 }
