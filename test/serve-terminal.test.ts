@@ -21,8 +21,10 @@ describe('the first-run setup link of mailroom serve', () => {
 
   it('is printed plainly at a terminal, besides its JSON log line', async () => {
     const env = { ...process.env, ...store.env, PORT: '0', INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0', LOG_LEVEL: 'info' };
-    // util-linux's script: serve's standard output and error are a pseudo-terminal, as in a shell.
-    const child = spawn('script', ['-q', '-e', '-c', `'${process.execPath}' '${BIN}' serve`, '/dev/null'], { env });
+    // util-linux's script: serve's standard output and error are a pseudo-terminal, as in a shell. script runs
+    // the command through $SHELL -c; `exec` makes serve the terminal's process itself, whatever the shell: dash
+    // (SHELL unset or /bin/sh) would otherwise wait for it, take the Ctrl-C too and die of it (exit 130).
+    const child = spawn('script', ['-q', '-e', '-c', `exec '${process.execPath}' '${BIN}' serve`, '/dev/null'], { env });
     let screen = '';
     child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
     let endedBy: string | null = null;
