@@ -107,7 +107,7 @@ describe('mailroom user create', () => {
   /** Runs `user create` at a pseudo-terminal, typing each answer once its prompt has shown; resolves with the exit status and all the terminal showed. */
   async function atTerminal(args: string[], answers: string[]): Promise<{ status: number | null; screen: string }> {
     const command = [process.execPath, BIN, 'user', 'create', ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { env: { ...process.env, ...store.env } });
+    const child = spawn('script', ['-q', '-e', '-c', `exec ${command}`, '/dev/null'], { env: { ...process.env, ...store.env } });
     let screen = '';
     child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
