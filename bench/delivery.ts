@@ -134,7 +134,7 @@ async function main(): Promise<void> {
     const key = await generateDkimKeyPair();
     const domain: DomainsTable = {
       id: newId('dom'), workspace_id: workspaceId, domain: DOMAIN, status: 'verified', dkim_selector: key.selector, dkim_private_key: key.privateKeyPem,
-      dkim_public_key: key.publicKeyBase64, return_path_domain: `mr-bounces.${DOMAIN}`, verification_error: null, created_at: nowIso(), verified_at: nowIso(), last_checked_at: nowIso(),
+      dkim_public_key: key.publicKeyBase64, return_path_domain: `mr-bounces.${DOMAIN}`, verification_error: null, created_at: nowIso(), verified_at: nowIso(), last_checked_at: nowIso(), upstream_ids: null,
     };
     await store.domains.insert(domain);
     // As a start does: the installation's key opened (made, in the data dir), the DKIM key stored in clear above sealed with it.

@@ -8,6 +8,9 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS, MAX_REQUEST_TIMEOUT_MS 
 import { ConfigError } from './lib/config-error.js';
 import { parseDnsServers, parseDuration, parseList, parseSecretKey } from './lib/config-values.js';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.js';
+
+/** What MAILROOM_PROVIDER may name. */
+export type ProviderKind = 'sandbox' | 'smtp' | 'ses';
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_MAX_DELAY_MS, type RetryPolicy } from './delivery/retry-policy.js';
 
 /**
@@ -35,7 +38,8 @@ export const EnvSchema = Type.Object({
   LOG_FORMAT: Type.Enum(['json', 'pretty'], { default: 'json' }),
   METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 0 }),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
-  MAILROOM_PROVIDER: Type.Enum(['sandbox', 'smtp', 'ses'], { default: 'sandbox' }),
+  // One provider, or an ordered list of them to fail over through (`ses,smtp`); checked below.
+  MAILROOM_PROVIDER: Type.String({ pattern: '^\\s*(sandbox|smtp|ses)(\\s*,\\s*(sandbox|smtp|ses))*\\s*$', default: 'sandbox' }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^/]' })),
   SMTP_SMTPUTF8: Type.Boolean({ default: false }),
   AWS_REGION: Type.Optional(Type.String({ pattern: '^[a-z]{2}(-[a-z]+)+-\\d+$' })),
@@ -70,6 +74,7 @@ export const EnvSchema = Type.Object({
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+/?$' })),
   MAILROOM_SECRET_KEY: Type.Optional(Type.String()),
   WEBHOOK_ALLOW_PRIVATE: Type.Boolean({ default: false }),
+  UPSTREAM_ALLOW_PRIVATE: Type.Boolean({ default: false }),
   WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: 30_000 }),
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
   CONTENT_RETENTION_DAYS: Type.Integer({ minimum: 0, maximum: 36500, default: 30 }),
@@ -104,7 +109,12 @@ export interface Config {
   /** `json` (one object per line, for machines) or `pretty` (pino-pretty, for people). */
   logFormat: Env['LOG_FORMAT'];
   metrics: MetricsSettings;
-  provider: Env['MAILROOM_PROVIDER'];
+  /** The server's first provider: the one a send from a domain without upstreams of its own goes to first. */
+  provider: ProviderKind;
+  /** MAILROOM_PROVIDER's providers in the order a send fails over through them; `provider` is the first. */
+  providers: ProviderKind[];
+  /** `true` lets a workspace's SMTP upstream point to loopback, private and other non-public addresses. */
+  upstreamAllowPrivate: boolean;
   /** The relay of the `smtp` provider; set whenever `provider` is `smtp`. */
   smtpUrl: string | undefined;
   /**
@@ -188,7 +198,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${name} ${describe(name, firstError.message ?? 'is invalid')}${got}`);
   }
   const parsed = converted as Env;
-  if (parsed.MAILROOM_PROVIDER === 'smtp' && parsed.SMTP_URL === undefined) {
+  const providers = parseList(parsed.MAILROOM_PROVIDER) as ProviderKind[];
+  if (new Set(providers).size !== providers.length) throw new ConfigError(`Invalid configuration: MAILROOM_PROVIDER names a provider twice (got ${JSON.stringify(parsed.MAILROOM_PROVIDER)})`);
+  if (providers.length > 1 && providers.includes('sandbox')) {
+    throw new ConfigError(`Invalid configuration: MAILROOM_PROVIDER's sandbox keeps every message on this machine and cannot be in a list with upstreams (got ${JSON.stringify(parsed.MAILROOM_PROVIDER)})`);
+  }
+  if (providers.includes('smtp') && parsed.SMTP_URL === undefined) {
     throw new ConfigError('Invalid configuration: SMTP_URL is required when MAILROOM_PROVIDER is smtp');
   }
   if ((parsed.SUBMISSION_TLS_CERT === undefined) !== (parsed.SUBMISSION_TLS_KEY === undefined)) {
@@ -208,7 +223,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: parsed.LOG_LEVEL,
     logFormat: parsed.LOG_FORMAT,
     metrics: { port: parsed.METRICS_PORT, token: parsed.METRICS_TOKEN },
-    provider: parsed.MAILROOM_PROVIDER,
+    provider: providers[0]!,
+    providers,
+    upstreamAllowPrivate: parsed.UPSTREAM_ALLOW_PRIVATE,
     smtpUrl: parsed.SMTP_URL,
     smtpUtf8: parsed.SMTP_SMTPUTF8,
     ses: {

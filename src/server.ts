@@ -126,7 +126,7 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
     readinessChecks: {
       migrations: () => assertMigrated(db),
       // What the worker (on its own thread, or in other processes) last heard from SES about Mailroom's credentials.
-      ...(config.provider === 'ses' ? { provider: () => providerRefusal(store, config.provider) } : {}),
+      ...(config.providers.includes('ses') ? { provider: () => providerRefusal(store, 'ses') } : {}),
     },
     metrics,
   });

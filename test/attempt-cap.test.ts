@@ -46,7 +46,7 @@ describe('the attempt cap while outcomes cannot be written', () => {
     // Short leases, so that each attempt whose outcome was lost is claimed again within a moment.
     const config = { ...t.config, worker: { ...t.config.worker, leaseMs: 400, pollMs: 20 }, retry: { ...t.config.retry, maxAttempts: 3 } };
     const allow = await refuseInserts(t.db, 'delivery_attempts');
-    const worker = createDeliveryWorker({ store: t.store, provider: counting, config, logger, returnPaths: t.returnPaths });
+    const worker = createDeliveryWorker({ store: t.store, router: counting, config, logger, returnPaths: t.returnPaths });
     worker.start();
     try {
       // Five claims, each outcome lost: three hand-overs, then two claims past the cap that hand nothing over.

@@ -146,13 +146,13 @@ describe('delivery worker: checks just before the hand-over', () => {
     const now = nowIso();
     await t.store.domains.insert({
       id: 'dom_check', workspace_id: t.workspaceId, domain: 'acme.example', status: 'verified', dkim_selector: 's', dkim_private_key: 'x', dkim_public_key: 'y',
-      return_path_domain: 'mr-bounces.acme.example', verification_error: null, created_at: now, verified_at: now, last_checked_at: now,
+      return_path_domain: 'mr-bounces.acme.example', verification_error: null, created_at: now, verified_at: now, last_checked_at: now, upstream_ids: null,
     });
     const second = (await t.call('POST', '/v1/send', { body: sendBody({ to: ['ada@example.com'], from_email: 'hello@acme.example' }) })).json().data;
     assert.equal(second.status, 'sent');
     await t.store.domains.updateVerification('dom_check', { status: 'failed', verification_error: 'DKIM record missing', verified_at: null, last_checked_at: now });
 
-    const worker = createDeliveryWorker({ store: t.store, provider: createProvider(t.config, t.store), config: t.config, logger: silent, returnPaths: t.returnPaths });
+    const worker = createDeliveryWorker({ store: t.store, router: createProvider(t.config, t.store), config: t.config, logger: silent, returnPaths: t.returnPaths });
     worker.start();
     try {
       for (const id of [first.message_id, second.message_id]) {

@@ -105,7 +105,7 @@ describe('the delivery worker while the API is busy', () => {
       close: () => sandbox.close(),
     };
     const silent = { info() {}, warn() {}, error() {} };
-    const worker = createDeliveryWorker({ store: t.store, provider: gated, config: t.config, logger: silent, returnPaths: t.returnPaths });
+    const worker = createDeliveryWorker({ store: t.store, router: gated, config: t.config, logger: silent, returnPaths: t.returnPaths });
     worker.yieldToApi(true);
     worker.start();
     try {

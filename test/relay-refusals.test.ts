@@ -35,7 +35,7 @@ async function withRelayingApp(smtpUrl: string, body: (t: TestApp, lines: Logged
   const lines: Logged[] = [];
   const log = (level: string) => (fields: Record<string, unknown>, message: string) => void lines.push({ level, fields, message });
   const worker = createDeliveryWorker({
-    store: t.store, provider: createSmtpProvider(smtpUrl), config: t.config, returnPaths: t.returnPaths,
+    store: t.store, router: createSmtpProvider(smtpUrl), config: t.config, returnPaths: t.returnPaths,
     logger: { info: log('info'), warn: log('warn'), error: log('error') } as never,
   });
   try {

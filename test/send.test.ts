@@ -79,7 +79,7 @@ describe('POST /v1/send', () => {
     const now = new Date().toISOString();
     await t.store.domains.insert({
       id: 'dom_remembered', workspace_id: t.workspaceId, domain: 'remembered.example', status: 'verified', dkim_selector: 's', dkim_private_key: 'x', dkim_public_key: 'y',
-      return_path_domain: 'mr-bounces.remembered.example', verification_error: null, created_at: now, verified_at: now, last_checked_at: now,
+      return_path_domain: 'mr-bounces.remembered.example', verification_error: null, created_at: now, verified_at: now, last_checked_at: now, upstream_ids: null,
     });
     const send = async () => (await t.call('POST', '/v1/send', { body: sendBody({ from_email: 'hello@remembered.example' }) })).json().data;
     const first = await send();

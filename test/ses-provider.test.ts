@@ -61,7 +61,7 @@ describe('the ses provider against the SES v2 emulator', () => {
     const log = (level: string) => (fields: Record<string, unknown>, message: string) => void lines.push({ level, fields, message });
     const logger = { info: log('info'), warn: log('warn'), error: log('error') } as never;
     provider = createProvider(t.config, t.store, logger);
-    worker = createDeliveryWorker({ store: t.store, provider, config: t.config, returnPaths: t.returnPaths, logger });
+    worker = createDeliveryWorker({ store: t.store, router: provider, config: t.config, returnPaths: t.returnPaths, logger });
     worker.start();
   });
   const stopWorker = async () => {

@@ -36,7 +36,10 @@ export const CONFIG_DESCRIPTIONS: Record<ConfigVariable, ConfigDescription> = {
   },
   METRICS_PORT: { meaning: '`GET /metrics` on a listener of its own, on `HOST` (`serve` and `worker`); `0`: none ([Monitoring](monitoring.md))' },
   METRICS_TOKEN: { meaning: 'a Bearer token (16 characters or more) that `GET /metrics` asks for; when set, `/metrics` is also served on `PORT`. Never printed' },
-  MAILROOM_PROVIDER: { meaning: 'upstream provider: `sandbox` keeps every message on this machine, `smtp` relays through `SMTP_URL`, `ses` sends through Amazon SES ([Providers](delivery.md#providers), [Amazon SES](ses.md))' },
+  MAILROOM_PROVIDER: {
+    meaning:
+      'upstream provider: `sandbox` keeps every message on this machine, `smtp` relays through `SMTP_URL`, `ses` sends through Amazon SES; or an ordered list of `smtp` and `ses` (`ses,smtp`) that a send fails over through ([Providers](delivery.md#providers), [Amazon SES](ses.md), [Upstreams](upstreams.md))',
+  },
   SMTP_URL: { meaning: 'the relay of the `smtp` provider (required with it): `smtp://user:pass@host:587` or `smtps://…`; never printed' },
   SMTP_SMTPUTF8: {
     meaning:
@@ -94,6 +97,9 @@ export const CONFIG_DESCRIPTIONS: Record<ConfigVariable, ConfigDescription> = {
   },
   WEBHOOK_ALLOW_PRIVATE: {
     meaning: '`true` lets webhook URLs point to loopback, private, link-local and other non-public addresses (tests, closed networks)',
+  },
+  UPSTREAM_ALLOW_PRIVATE: {
+    meaning: "`true` lets a workspace's SMTP upstream point to loopback, private, link-local and other non-public addresses (tests, closed networks) ([Upstreams](upstreams.md))",
   },
   WEBHOOK_RETRY_BASE_MS: {
     meaning: 'first wait before re-posting a webhook that failed; then twice and four times that (plus up to a quarter at random), three retries in all ([Webhooks](events-and-webhooks.md))',

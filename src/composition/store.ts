@@ -2,7 +2,8 @@ import { pingDatabase, type Db } from '../db/database.js';
 import type { Repositories, Store } from '../db/store.js';
 import { createAcceptanceChecksRepository, createMessagesRepository, createIdempotencyRepository, createAttachmentsRepository } from '../sending/index.js';
 import { createApiKeysRepository } from '../api-keys/index.js';
-import { createDeliveryAttemptsRepository, createDeliveryJobsRepository, createProviderStateRepository, createSandboxMessagesRepository } from '../delivery/index.js';
+import { createDeliveryAttemptsRepository, createDeliveryJobsRepository, createProviderStateRepository, createSandboxMessagesRepository, createUpstreamHealthRepository } from '../delivery/index.js';
+import { createUpstreamsRepository } from '../upstreams/index.js';
 import { createDomainsRepository } from '../domains/index.js';
 import { createInboundReportsRepository } from '../inbound/index.js';
 import { createCounterDeltas, createLogsRepository, type CounterDeltas, createLogSearchRepository } from '../logs/index.js';
@@ -49,6 +50,8 @@ function bind(db: Db, counters?: CounterDeltas): Repositories {
     storedSecrets: createStoredSecretsRepository(db),
     sessions: createSessionsRepository(db),
     sns: createSnsRepository(db),
+    upstreamHealth: createUpstreamHealthRepository(db),
+    upstreams: createUpstreamsRepository(db),
     webhookDeliveries: createWebhookDeliveriesRepository(db),
     webhooks: createWebhooksRepository(db),
   };

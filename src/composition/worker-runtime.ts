@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { storeKindOf, type SqliteOptions } from '../db/database.js';
 import { startWalCheckpointer } from '../db/wal-checkpointer.js';
-import { createDeliveryWorker, type DeliveryWorker, createProvider, createThreadedMessageBuilder } from '../delivery/index.js';
+import { createDeliveryWorker, type DeliveryWorker, createUpstreamRouter, createThreadedMessageBuilder } from '../delivery/index.js';
+import { tellUpstreamChanges } from './upstream-changes.js';
 import type { ReturnPathSigner } from '../inbound/index.js';
 import { createMetrics, type Metrics, startMetricsListener } from '../observability/index.js';
 import { createStore } from './store.js';
@@ -14,21 +15,21 @@ import { createLogger, openMigratedDatabase, openReturnPaths, withSecretKey } fr
 import { createWebhookDispatcher, type WebhookDispatcher, endpointPreparer } from '../webhooks/index.js';
 
 /**
- * The delivery worker as `serve` and `worker` run it: over the configured
- * provider, building messages on a thread of their own. Stopping it closes
- * the provider and the builder thread too.
+ * The delivery worker as `serve` and `worker` run it: through the configured
+ * providers and the workspaces' upstreams, building messages on a thread of
+ * their own. Stopping it closes every upstream and the builder thread too.
  */
 export function startDeliveryWorker(store: Store, config: Config, returnPaths: ReturnPathSigner, metrics?: Metrics): DeliveryWorker {
   const logger = createLogger(config).child({ component: 'worker' });
-  const provider = createProvider(config, store, logger);
+  const router = createUpstreamRouter(config, store, logger);
   const build = createThreadedMessageBuilder();
-  const worker = createDeliveryWorker({ store, provider, config, build, returnPaths, metrics, logger });
+  const worker = createDeliveryWorker({ store, router, onUpstreamChange: tellUpstreamChanges(store, logger), config, build, returnPaths, metrics, logger });
   worker.start();
   return {
     ...worker,
     async stop() {
       await worker.stop();
-      await provider.close();
+      await router.close();
       await build.close();
     },
   };

@@ -27,6 +27,7 @@ import * as contentExpiryMark from './migrations/0024-content-expiry-mark.js';
 import * as providerMessageIds from './migrations/0025-provider-message-ids.js';
 import * as providerState from './migrations/0026-provider-state.js';
 import * as snsNotifications from './migrations/0027-sns-notifications.js';
+import * as upstreams from './migrations/0028-upstreams.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '0025-provider-message-ids': providerMessageIds,
   '0026-provider-state': providerState,
   '0027-sns-notifications': snsNotifications,
+  '0028-upstreams': upstreams,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -2,7 +2,7 @@ import type { Generated } from 'kysely';
 import type { InvitationsTable, SessionsTable, SetupTokensTable, SignInFailuresTable, UsersTable, WorkspaceMembersTable } from './people-schema.js';
 import type { IdempotencyKeysTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './webhooks-schema.js';
 import type { SnsNotificationsTable, SnsSubscriptionsTable } from './sns-schema.js';
-import type { ProviderRefusalsTable, SendSlotsTable } from './provider-state-schema.js';
+import type { ProviderRefusalsTable, SendSlotsTable, UpstreamHealthTable, UpstreamsTable } from './provider-state-schema.js';
 
 export type * from './people-schema.js';
 export type * from './webhooks-schema.js';
@@ -43,6 +43,8 @@ export interface Database {
   retention_held: RetentionHeldTable;
   provider_refusals: ProviderRefusalsTable;
   send_slots: SendSlotsTable;
+  upstreams: UpstreamsTable;
+  upstream_health: UpstreamHealthTable;
   sns_notifications: SnsNotificationsTable;
   sns_subscriptions: SnsSubscriptionsTable;
 }
@@ -86,6 +88,8 @@ export interface DomainsTable {
   created_at: string;
   verified_at: string | null;
   last_checked_at: string | null;
+  /** JSON array of the upstream ids a send from the domain is tried through, in order; null: the server's (0028). */
+  upstream_ids: string | null;
 }
 
 export interface MessagesTable {
@@ -241,6 +245,8 @@ export interface DeliveryAttemptsTable {
   duration_ms: number | null;
   /** The upstream's own id for this hand-over (SES's MessageId); null where it gives none (0025). */
   provider_message_id: string | null;
+  /** Which upstream the attempt went to: a workspace's (`ups_…`) or the server's (`server:smtp`); null before 0028 and for reports heard later. */
+  upstream: string | null;
   created_at: string;
 }
 

@@ -7,8 +7,10 @@ import { suppressedError } from '../suppressions/index.js';
 import type { JobContext } from './claim-context.js';
 import { SecretBoxError, type SecretBox } from '../lib/secret-box.js';
 import type { Envelope, SigningDomain } from './message-builder.js';
-import type { Provider, RecipientOutcome } from './provider.js';
 import type { ProviderTrouble } from './provider-trouble.js';
+import { handOverWithFailover, type CarriedOutcome } from './failover.js';
+import type { UpstreamBreaker } from './upstream-breaker.js';
+import type { UpstreamRouter } from './upstream-router.js';
 import { BuilderUnavailableError, type MessageBuilder } from './threaded-message-builder.js';
 import type { ReturnPathSigner } from '../inbound/index.js';
 import { allRecipientsOf } from '../lib/message-recipients.js';
@@ -29,6 +31,9 @@ export interface RecipientResult {
   bounceSubtype?: string;
   /** The upstream's id for the hand-over, where it gives one (SES). */
   providerMessageId?: string;
+  /** The provider (`smtp`, `ses`, `sandbox`) and the upstream (`ups_…`, `server:smtp`) it went to, when it was handed over. */
+  provider?: string;
+  upstream?: string;
 }
 
 /** One claimed job's attempt: what became of each recipient tried this time. */
@@ -37,10 +42,14 @@ export interface JobResult {
   results: RecipientResult[];
   /** The message as built and handed to the provider (DKIM-signed), when it got that far. */
   raw?: Buffer;
+  /** Hand-overs that failed over to the next upstream: recorded as attempts only. */
+  failedOver?: RecipientResult[];
 }
 
 export interface AttemptDependencies {
-  provider: Provider;
+  /** Which upstreams a send goes through (upstream-router.ts), and whether each may be tried now (upstream-breaker.ts). */
+  router: Pick<UpstreamRouter, 'routeFor'>;
+  breaker: UpstreamBreaker;
   /** Signs each recipient's envelope sender (inbound/return-path.ts). */
   returnPaths: Pick<ReturnPathSigner, 'sign'>;
   /** Composes and signs (message-builder.ts), here or on a thread of its own. */
@@ -147,29 +156,29 @@ async function buildAndHandOver(attempt: ReadyAttempt, deps: AttemptDependencies
     return { job, results: [...results, ...entries.map((entry): RecipientResult => ({ entry, outcome, detail }))] };
   }
 
-  let outcomes: RecipientOutcome[];
-  const handedOver = performance.now();
+  let route;
   try {
-    outcomes = await deps.provider.send(built);
+    route = await deps.router.routeFor(sender);
   } catch (error) {
-    deps.onProviderError(error, job);
-    outcomes = entries.map((e) => ({ recipient: e.recipient, kind: 'temporary', detail: 'The provider failed unexpectedly; will retry' }));
+    const detail = `Could not open the domain's upstreams: ${(error as Error).message}`;
+    return { job, results: [...results, ...entries.map((entry): RecipientResult => ({ entry, outcome: 'temporary', detail }))] };
   }
-  const durationMs = Math.round(performance.now() - handedOver);
-  for (const o of outcomes) if (o.problem) deps.trouble.report(deps.provider.name, o.problem, o.kind === 'failed');
-  const byRecipient = new Map(outcomes.map((o) => [o.recipient, o]));
+  const { outcomes, failedOver } = await handOverWithFailover(built, route, { breaker: deps.breaker, trouble: deps.trouble, onProviderError: (error) => deps.onProviderError(error, job) });
+  const entryOf = new Map(entries.map((e) => [e.recipient, e]));
+  const resultOf = (entry: LogEntryRow, outcome: CarriedOutcome): RecipientResult => ({
+    entry, outcome: outcome.kind, detail: outcome.detail, provider: outcome.provider, upstream: outcome.upstream,
+    ...(outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
+    ...(outcome.complaint ? { complaint: outcome.complaint } : {}),
+    ...(outcome.bounceSubtype ? { bounceSubtype: outcome.bounceSubtype } : {}),
+    ...(outcome.providerMessageId ? { providerMessageId: outcome.providerMessageId } : {}),
+  });
   for (const entry of entries) {
-    const outcome = byRecipient.get(entry.recipient);
-    results.push(
-      outcome
-        ? {
-            entry, outcome: outcome.kind, detail: outcome.detail, durationMs: outcome.durationMs ?? durationMs,
-            ...(outcome.complaint ? { complaint: outcome.complaint } : {}),
-            ...(outcome.bounceSubtype ? { bounceSubtype: outcome.bounceSubtype } : {}),
-            ...(outcome.providerMessageId ? { providerMessageId: outcome.providerMessageId } : {}),
-          }
-        : { entry, outcome: 'temporary', detail: `The provider gave no outcome for ${entry.recipient}; will retry`, durationMs },
-    );
+    const outcome = outcomes.get(entry.recipient);
+    results.push(outcome ? resultOf(entry, outcome) : { entry, outcome: 'temporary', detail: `The provider gave no outcome for ${entry.recipient}; will retry` });
   }
-  return { job, results, raw: built.raw };
+  const tries = failedOver.flatMap((o) => {
+    const entry = entryOf.get(o.recipient);
+    return entry ? [resultOf(entry, { ...o, kind: 'temporary', detail: `${o.detail} (failed over to the next upstream)` })] : [];
+  });
+  return { job, results, raw: built.raw, ...(tries.length > 0 ? { failedOver: tries } : {}) };
 }

@@ -3,7 +3,7 @@ import type { DeliveryAttemptsTable } from '../db/schema.js';
 import { bulkInsert } from '../db/bulk-insert.js';
 
 const insertAttempts = bulkInsert('delivery_attempts', [
-  'id', 'workspace_id', 'message_id', 'recipient', 'attempt', 'provider', 'outcome', 'detail', 'duration_ms', 'provider_message_id', 'created_at',
+  'id', 'workspace_id', 'message_id', 'recipient', 'attempt', 'provider', 'outcome', 'detail', 'duration_ms', 'provider_message_id', 'upstream', 'created_at',
 ]);
 
 /** Every hand-over to a provider, one row per recipient per attempt: append-only, beside the current status in the log. */

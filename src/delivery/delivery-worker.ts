@@ -8,6 +8,8 @@ import { loadClaimContext, type JobContext } from './claim-context.js';
 import { attemptDelivery } from './delivery-attempt.js';
 import { createOutcomeRecorder } from './outcome-recorder.js';
 import type { Provider } from './provider.js';
+import { createUpstreamBreaker, type UpstreamTransition } from './upstream-breaker.js';
+import { serverUpstreamKey, type UpstreamRouter } from './upstream-router.js';
 import { createProviderTrouble, type TroubleCount } from './provider-trouble.js';
 import { sandboxSigningDomain } from './sandbox-provider.js';
 import { createAttachmentLoader } from './attachment-loader.js';
@@ -29,7 +31,10 @@ const YIELDING_CLAIM_EVERY_MS = 250;
 
 export interface DeliveryWorkerOptions {
   store: Store;
-  provider: Provider;
+  /** The upstreams a send goes through (upstream-router.ts); or one provider alone, for every send. */
+  router: UpstreamRouter | Provider;
+  /** Hears of an upstream going down or coming back, once across processes (the log, webhooks). */
+  onUpstreamChange?: (transition: UpstreamTransition) => Promise<void>;
   config: Pick<Config, 'provider' | 'worker' | 'retry' | 'secretKey' | 'shutdownGraceMs'>;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** Unique per worker; by default host, process and a random part. */
@@ -59,6 +64,13 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
+/** A router that sends everything through one provider (tests, and `worker` runs with one): its only upstream. */
+function routerOf(given: UpstreamRouter | Provider): UpstreamRouter {
+  if (!('send' in given)) return given;
+  const route = [{ key: serverUpstreamKey(given.name), provider: given }];
+  return { routeFor: async () => route, close: () => given.close() };
+}
+
 /**
  * The delivery worker (DESIGN.md §3): claims due jobs with a lease, up to
  * `WORKER_CONCURRENCY` at once, takes each through attemptDelivery and has the
@@ -67,13 +79,16 @@ export interface DeliveryWorker {
  * renews nothing, and its jobs are taken over once their leases run out.
  */
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
-  const { store, provider, config, logger } = options;
+  const { store, config, logger } = options;
   const { concurrency, leaseMs, pollMs } = config.worker;
+  const router = routerOf(options.router);
+  const providerName = 'send' in options.router ? options.router.name : config.provider;
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const recorder = createOutcomeRecorder(store, { owner, providerName: provider.name, retry: config.retry });
+  const recorder = createOutcomeRecorder(store, { owner, providerName, retry: config.retry });
   const trouble = createProviderTrouble(logger);
   const deps = {
-    provider,
+    router,
+    breaker: createUpstreamBreaker(store, options.onUpstreamChange ?? (async () => undefined)),
     trouble,
     returnPaths: options.returnPaths,
     build: options.build ?? buildInThread,
@@ -123,7 +138,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           wanted: () => running,
           onFirstFailure: (error) => logger.warn({ err: error, messageId: job.message_id }, 'could not record a delivery attempt; trying again while its lease lasts'),
         })
-          .then(() => options.metrics?.deliveryOutcomes(provider.name, result.results))
+          .then(() => options.metrics?.deliveryOutcomes(providerName, result.results))
           .catch((error: unknown) => logger.error({ err: error, messageId: job.message_id }, 'could not record a delivery attempt; the job is retried once its lease expires'))
           .finally(() => {
             recording.delete(job.message_id);
@@ -197,7 +212,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       renewTimer = setInterval(() => void renewLeases(), Math.floor(leaseMs / 3));
       renewTimer.unref();
       loopDone = loop();
-      logger.info({ owner, provider: provider.name, concurrency }, 'delivery worker started');
+      logger.info({ owner, provider: providerName, concurrency }, 'delivery worker started');
     },
     wake,
     yieldToApi(busy) {

@@ -15,6 +15,7 @@ export const RECORD_MAX_BATCH = 64;
 export interface RecorderOptions {
   /** The worker whose lease the jobs are under: a job taken over by another worker is left to it. */
   owner: string;
+  /** The attempt's provider when the result names none (it was not handed over: suppressed, refused, not built). */
   providerName: string;
   retry: RetryPolicy;
   random?: () => number;
@@ -51,24 +52,25 @@ export function createOutcomeRecorder(store: Store, options: RecorderOptions) {
   const { owner, providerName, retry, random = Math.random } = options;
 
   /** Writes one job's outcome; the events of its status moves go into `events`, published once per transaction. */
-  async function write(repos: Repositories, { job, results, raw }: JobResult, now: string, events: MessageEvent[]): Promise<void> {
+  async function write(repos: Repositories, { job, results, raw, failedOver = [] }: JobResult, now: string, events: MessageEvent[]): Promise<void> {
     const attempt = Number(job.attempts);
     const temporary = results.filter((r) => r.outcome === 'temporary');
     const delay = temporary.length > 0 ? retryDelayMs(attempt, retry, random) : null;
     const givingUp = temporary.length > 0 && delay === null;
 
     await repos.deliveryAttempts.insertMany(
-      results.map((r) => ({
+      [...failedOver, ...results].map((r) => ({
         id: newId('att'),
         workspace_id: r.entry.workspace_id,
         message_id: r.entry.message_id,
         recipient: r.entry.recipient,
         attempt,
-        provider: providerName,
+        provider: r.provider ?? providerName,
         outcome: r.outcome,
         detail: r.detail,
         duration_ms: r.durationMs ?? null,
         provider_message_id: r.providerMessageId ?? null,
+        upstream: r.upstream ?? null,
         created_at: now,
       })),
     );

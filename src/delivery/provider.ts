@@ -44,5 +44,7 @@ export interface Provider {
   readonly name: string;
   /** One outcome per envelope recipient, in envelope order. Never throws for a delivery problem: that is an outcome. */
   send(message: BuiltMessage): Promise<RecipientOutcome[]>;
+  /** Connects and authenticates without sending (EHLO and AUTH; SES's GetAccount); throws what went wrong. */
+  verify?(): Promise<void>;
   close(): Promise<void>;
 }

@@ -23,6 +23,13 @@ export interface SesProviderOptions {
   /** Where the rate's slots are kept: the store's send_slots by default, Redis with REDIS_URL. */
   slots: SlotClaimer;
   logger: Pick<Logger, 'info' | 'warn'>;
+  /** A workspace upstream's own keys; the server's SES provider uses the AWS SDK's standard chain. */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /**
+   * Where a refusal of the credentials is noted for /readyz (provider_refusals): `ses` for the
+   * server's; null for a workspace's, whose refusal is its own page's to tell, never the server's readiness.
+   */
+  refusalKey?: string | null;
   timeouts?: { connectionMs: number; requestMs: number };
 }
 
@@ -48,6 +55,7 @@ export function createSesProvider(options: SesProviderOptions): Provider {
     const client: SESv2Client = new sdk.SESv2Client({
       ...(settings.region ? { region: settings.region } : {}),
       ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+      ...(options.credentials ? { credentials: options.credentials } : {}),
       maxAttempts: 1,
       requestHandler: {
         connectionTimeout: options.timeouts?.connectionMs ?? SES_CONNECTION_TIMEOUT_MS,
@@ -86,14 +94,17 @@ export function createSesProvider(options: SesProviderOptions): Provider {
     }
   }
 
+  const refusalKey = options.refusalKey === undefined ? SES_SLOTS : options.refusalKey;
+
   async function noteRefusal(reason: string): Promise<void> {
-    await store.providerState.markRefused('ses', reason, new Date().toISOString()).catch(() => undefined);
+    if (refusalKey === null) return;
+    await store.providerState.markRefused(refusalKey, reason, new Date().toISOString()).catch(() => undefined);
     refusalWritten = true;
   }
 
   async function noteAccepted(): Promise<void> {
-    if (refusalWritten === false) return;
-    await store.providerState.clearRefused('ses').catch(() => undefined);
+    if (refusalWritten === false || refusalKey === null) return;
+    await store.providerState.clearRefused(refusalKey).catch(() => undefined);
     refusalWritten = false;
   }
 
@@ -130,6 +141,10 @@ export function createSesProvider(options: SesProviderOptions): Provider {
 
   return {
     name: 'ses',
+    async verify() {
+      const { client, sdk } = await ready;
+      await client.send(new sdk.GetAccountCommand({}));
+    },
     async send(message: BuiltMessage): Promise<RecipientOutcome[]> {
       // Side by side: the shared rate orders them.
       return Promise.all(message.envelopes.map((envelope) => sendOne(message, envelope)));

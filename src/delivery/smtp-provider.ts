@@ -1,4 +1,5 @@
 import type { ConnectionOptions } from 'node:tls';
+import type { StartTlsPolicy } from '../db/schema.js';
 import nodemailer from 'nodemailer';
 import { hasNonAsciiLocalPart, withAsciiDomain } from '../lib/email-address.js';
 import type { BuiltMessage, Envelope } from './message-builder.js';
@@ -27,7 +28,13 @@ export const SMTP_SOCKET_TIMEOUT_MS = 60_000;
  */
 export function createSmtpProvider(
   smtpUrl: string,
-  options: { tls?: ConnectionOptions; /** Tests of a silent relay: shorter than the defaults. */ timeouts?: { connectionMs: number; greetingMs: number; socketMs: number } } = {},
+  options: {
+    tls?: ConnectionOptions;
+    /** Tests of a silent relay: shorter than the defaults. */
+    timeouts?: { connectionMs: number; greetingMs: number; socketMs: number };
+    /** A workspace upstream's STARTTLS policy; SMTP_URL's relay uses STARTTLS when offered. */
+    starttls?: StartTlsPolicy;
+  } = {},
 ): Provider {
   const url = new URL(smtpUrl);
   const port = url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587;
@@ -40,6 +47,7 @@ export function createSmtpProvider(
     ...(url.username ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } } : {}),
     // Certificates are checked against the system's CAs; `tls` adds to that (a private CA, for one).
     ...(options.tls ? { tls: options.tls } : {}),
+    ...(options.starttls === 'required' ? { starttls: { requireTLS: true } } : options.starttls === 'never' ? { starttls: { ignoreTLS: true } } : {}),
     timeouts: options.timeouts ?? { connectionMs: SMTP_CONNECTION_TIMEOUT_MS, greetingMs: SMTP_GREETING_TIMEOUT_MS, socketMs: SMTP_SOCKET_TIMEOUT_MS },
   };
   const transport = nodemailer.createTransport({
@@ -53,6 +61,7 @@ export function createSmtpProvider(
     greetingTimeout: relay.timeouts.greetingMs,
     socketTimeout: relay.timeouts.socketMs,
     ...(relay.tls ? { tls: relay.tls } : {}),
+    ...relay.starttls,
   });
 
   /**
@@ -100,6 +109,10 @@ export function createSmtpProvider(
 
   return {
     name: 'smtp',
+    /** EHLO, STARTTLS as the policy says, and AUTH when the URL has a user: what POST /v1/upstreams/{id}/test answers. */
+    async verify(): Promise<void> {
+      await transport.verify();
+    },
     async send(message: BuiltMessage): Promise<RecipientOutcome[]> {
       // Side by side: the pool's connections take them as they come free.
       const timed = await Promise.all(

@@ -9,6 +9,8 @@ export interface RelaySettings {
   secure: boolean;
   auth?: { user: string; pass: string };
   tls?: ConnectionOptions;
+  /** STARTTLS: Nodemailer's requireTLS (`required`) or ignoreTLS (`never`); used when offered by default. */
+  starttls?: { requireTLS?: boolean; ignoreTLS?: boolean };
   timeouts: { connectionMs: number; greetingMs: number; socketMs: number };
 }
 
@@ -54,6 +56,7 @@ export function sendWithSmtpUtf8(relay: RelaySettings, envelope: Utf8Envelope, r
     greetingTimeout: relay.timeouts.greetingMs,
     socketTimeout: relay.timeouts.socketMs,
     ...(relay.tls ? { tls: relay.tls } : {}),
+    ...relay.starttls,
   });
   return new Promise<Utf8Result>((resolve) => {
     let settled = false;

@@ -70,6 +70,7 @@ export function createDomainService(store: Store, dns: DnsVerifier, config: Pick
         created_at: nowIso(),
         verified_at: null,
         last_checked_at: null,
+        upstream_ids: null,
       };
       try {
         await store.domains.insert(row);

@@ -6,4 +6,4 @@ export { default as domainRoutes, DomainBody } from './domain-routes.js';
 export { type DomainDetail, type DomainSummary, type RecordHost, createDomainService } from './domain-service.js';
 export { createDomainsRepository } from './domains-repository.js';
 export { mailHostnameProblem } from './mail-hostname.js';
-export { SANDBOX_SENDER_DOMAIN, type SenderDomainCheck, checkKeyDomain, checkSenderDomain, sendableDomains } from './sender-domain.js';
+export { SANDBOX_SENDER_DOMAIN, type SenderDomain, type SenderDomainCheck, checkKeyDomain, checkSenderDomain, sendableDomains } from './sender-domain.js';

@@ -172,8 +172,8 @@ export function createMetrics({ db, troubleCounts = () => [], workerMetrics, pro
     sendsAnswered(way: SendWay, statuses: string[]): void {
       for (const status of statuses) sends.inc({ way, status });
     },
-    deliveryOutcomes(provider: string, outcomes: { outcome: string }[]): void {
-      for (const { outcome } of outcomes) deliveryOutcomes.inc({ provider, outcome });
+    deliveryOutcomes(provider: string, outcomes: { outcome: string; provider?: string | undefined }[]): void {
+      for (const outcome of outcomes) deliveryOutcomes.inc({ provider: outcome.provider ?? provider, outcome: outcome.outcome });
     },
     webhookSettled(state: 'delivered' | 'pending' | 'failed'): void {
       webhookOutcomes.inc({ outcome: state === 'pending' ? 'retrying' : state });

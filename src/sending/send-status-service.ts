@@ -97,7 +97,7 @@ export async function recordSoftBounce(repos: Repositories, entry: LogEntryRow, 
   await repos.deliveryAttempts.insertMany([
     {
       id: newId('att'), workspace_id: entry.workspace_id, message_id: entry.message_id, recipient: entry.recipient,
-      attempt: Number(job?.attempts ?? 0), provider: 'inbound', outcome: 'temporary', detail, duration_ms: null, provider_message_id: null, created_at: now,
+      attempt: Number(job?.attempts ?? 0), provider: 'inbound', outcome: 'temporary', detail, duration_ms: null, provider_message_id: null, upstream: null, created_at: now,
     },
   ]);
   return 'recorded';

@@ -2,6 +2,7 @@
 export { default as webhookRoutes, WebhookBody } from './webhook-routes.js';
 export { createWebhookService } from './webhook-service.js';
 export { fanOutToWebhooks } from './webhook-fanout.js';
+export { fanOutUpstreamEvent, type UpstreamEvent } from './upstream-event-fanout.js';
 export { createWebhookDispatcher, type WebhookDispatcher } from './webhook-dispatcher.js';
 export { endpointPreparer } from './webhook-endpoint.js';
 export type { HostResolver } from './url-guard.js';

@@ -61,6 +61,14 @@ export function createWebhookDeliveriesRepository(db: Db) {
       return db.selectFrom('webhooks').select(['id', 'workspace_id', 'events']).where('workspace_id', 'in', workspaceIds).execute();
     },
 
+    /** Endpoints that name the event type, of the given workspaces or (`all`) of every one: few name an opt-in type. */
+    async endpointsNaming(type: string, workspaceIds: string[] | 'all'): Promise<Pick<WebhooksTable, 'id' | 'workspace_id'>[]> {
+      if (workspaceIds !== 'all' && workspaceIds.length === 0) return [];
+      let query = db.selectFrom('webhooks').select(['id', 'workspace_id']).where('events', 'like', `%${JSON.stringify(type)}%`);
+      if (workspaceIds !== 'all') query = query.where('workspace_id', 'in', workspaceIds);
+      return query.execute();
+    },
+
     async insertMany(rows: NewWebhookDelivery[]): Promise<void> {
       await insertDeliveries(db, rows);
     },

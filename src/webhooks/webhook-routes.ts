@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { workspaceOf } from '../http/api-guard.js';
 import { ok } from '../http/envelope.js';
 import { apiResponses, BODY_ERRORS, Deleted, Nullable, Timestamp } from '../openapi/index.js';
-import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_EVENT_TYPES } from './webhook-service.js';
+import { MAX_WEBHOOK_URL_LENGTH, SUBSCRIBABLE_EVENT_TYPES } from './webhook-service.js';
 
 // `url` (scheme, host, SSRF) and `events` (known, non-empty) are checked by the service, which can say why.
 export const WebhookBody = Type.Object(
@@ -13,7 +13,7 @@ export const WebhookBody = Type.Object(
 const IdParams = Type.Object({ id: Type.String() });
 const DeliveryParams = Type.Object({ id: Type.String(), delivery_id: Type.String() });
 
-const Events = Type.Array(Type.String({ enum: [...WEBHOOK_EVENT_TYPES] }));
+const Events = Type.Array(Type.String({ enum: [...SUBSCRIBABLE_EVENT_TYPES] }));
 const ENDPOINT_FIELDS = { id: Type.String({ description: 'wh_…' }), url: Type.String(), events: Events, created_at: Timestamp };
 const VIEW_FIELDS = {
   ...ENDPOINT_FIELDS,

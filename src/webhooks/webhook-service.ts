@@ -11,7 +11,14 @@ import { testDelivery } from './webhook-test-event.js';
 
 /** The events an endpoint may subscribe to (SPEC.md §6.1), in the order the API lists them. */
 export const WEBHOOK_EVENT_TYPES = ['delivered', 'bounced', 'complained', 'suppressed', 'failed'] as const satisfies readonly MessageEventType[];
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/**
+ * Events beside SPEC.md's, about Mailroom's own state rather than a message (docs/upstreams.md#seen-and-told):
+ * posted only to endpoints that name them; leaving `events` out subscribes to SPEC.md's alone.
+ */
+export const OPT_IN_EVENT_TYPES = ['upstream.down', 'upstream.up'] as const;
+/** Every type an endpoint may name, in the order the API lists them. */
+export const SUBSCRIBABLE_EVENT_TYPES = [...WEBHOOK_EVENT_TYPES, ...OPT_IN_EVENT_TYPES] as const;
+export type WebhookEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 /** Deliveries shown with an endpoint by GET /v1/webhooks/{id}. */
@@ -94,16 +101,16 @@ function maskSecret(secret: string): string {
 /** The subscribed events as stored (a JSON array), in the API's order. */
 function eventsOf(row: Pick<WebhookRow, 'events'>): WebhookEventType[] {
   const stored = new Set(JSON.parse(row.events) as string[]);
-  return WEBHOOK_EVENT_TYPES.filter((type) => stored.has(type));
+  return SUBSCRIBABLE_EVENT_TYPES.filter((type) => stored.has(type));
 }
 
 /** `events` of a request: a non-empty subset of the event types, duplicates dropped; all of them when left out. */
 function eventsOrThrow(events: string[] | undefined): WebhookEventType[] {
   if (events === undefined) return [...WEBHOOK_EVENT_TYPES];
   if (events.length === 0) throw new ValidationError(`events must not be empty: leave it out to receive every event`);
-  const unknown = events.find((e) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(e));
-  if (unknown !== undefined) throw new ValidationError(`events must contain only ${WEBHOOK_EVENT_TYPES.join(', ')} (got ${JSON.stringify(unknown)})`);
-  return WEBHOOK_EVENT_TYPES.filter((type) => events.includes(type));
+  const unknown = events.find((e) => !(SUBSCRIBABLE_EVENT_TYPES as readonly string[]).includes(e));
+  if (unknown !== undefined) throw new ValidationError(`events must contain only ${SUBSCRIBABLE_EVENT_TYPES.join(', ')} (got ${JSON.stringify(unknown)})`);
+  return SUBSCRIBABLE_EVENT_TYPES.filter((type) => events.includes(type));
 }
 
 function deliveryView(row: WebhookDeliverySummaryRow): WebhookDeliveryView {

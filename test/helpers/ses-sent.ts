@@ -34,7 +34,7 @@ export async function sendThroughSes(call: Caller, store: Store, to: string[], o
   await store.deliveryAttempts.insertMany(
     to.map((recipient) => ({
       id: newId('att'), workspace_id: message!.workspace_id, message_id: messageId, recipient, attempt: 1, provider: 'ses', outcome: 'accepted',
-      detail: 'Accepted by SES', duration_ms: 120, provider_message_id: sesIds[recipient]!, created_at: createdAt,
+      detail: 'Accepted by SES', duration_ms: 120, provider_message_id: sesIds[recipient]!, upstream: 'server:ses', created_at: createdAt,
     })),
   );
   return { messageId, sesIds, messageIdHeader: `<${messageId}@sandbox.mailroom.test>` };
