@@ -18,6 +18,7 @@ import { logRoutes } from './logs/index.js';
 import { sendRoutes, registerIdempotency } from './sending/index.js';
 import { suppressionRoutes } from './suppressions/index.js';
 import { webhookRoutes } from './webhooks/index.js';
+import { upstreamRoutes } from './upstreams/index.js';
 import { statsRoutes } from './stats/index.js';
 import { messageRoutes } from './messages/index.js';
 import { sesEventsRoutes } from './ses-events/index.js';
@@ -104,6 +105,7 @@ export async function buildApp({ config, services, logger, beforeRoutes }: AppOp
   await app.register(statsRoutes);
   await app.register(messageRoutes);
   await app.register(domainRoutes);
+  await app.register(upstreamRoutes);
   await app.register(apiKeyRoutes);
   await app.register(suppressionRoutes);
   await app.register(webhookRoutes);

@@ -93,7 +93,7 @@ export function rotationReport({ resealed, unreadable, keyFile }: RotationResult
   const lines = [`Re-encrypted ${resealed} secret${resealed === 1 ? '' : 's'} under the new key.`];
   if (unreadable.length > 0) {
     const named = unreadable.map((s) => `${s.purpose.name} ${s.id}`).join(', ');
-    lines.push(`Left as they were, as the current key does not open them: ${named} (a webhook's: rotate its secret; a domain's: add the domain again).`);
+    lines.push(`Left as they were, as the current key does not open them: ${named} (a webhook's: rotate its secret; a domain's: add the domain again; an upstream's: give its password or secret access key again).`);
   }
   lines.push(
     keyFile

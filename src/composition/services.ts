@@ -12,6 +12,7 @@ import { createInvitationService, createMemberService, createSessionService, cre
 import { createMemoryRateLimiter, type RateLimiter } from '../lib/rate-limiter.js';
 import { createSuppressionService } from '../suppressions/index.js';
 import { createWebhookService } from '../webhooks/index.js';
+import { createUpstreamService } from '../upstreams/index.js';
 import { createByteBudget } from '../lib/byte-budget.js';
 import { createSesEventsService } from '../ses-events/index.js';
 import { createLogger } from './store-runtime.js';
@@ -54,6 +55,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     scheduledSends: createCancelService(store),
     suppressions: createSuppressionService(store),
     webhooks: createWebhookService(store, config, { resolveHost: options.resolveHost }),
+    upstreams: createUpstreamService(store, config, { resolveHost: options.resolveHost }),
     workspaces: createWorkspaceService(store),
     users: createUserService(store),
     sessions: createSessionService(store, rateLimiter),

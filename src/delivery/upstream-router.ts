@@ -3,7 +3,7 @@ import type { Config, ProviderKind } from '../config.js';
 import type { SesUpstreamSettings, SmtpUpstreamSettings, UpstreamsTable } from '../db/schema.js';
 import type { Store } from '../db/store.js';
 import { connectRedis } from '../db/redis.js';
-import { createSecretBox } from '../lib/secret-box.js';
+import { createSecretBox, UPSTREAM_CREDENTIAL } from '../lib/secret-box.js';
 import type { SenderDomain } from '../domains/index.js';
 import type { Provider } from './provider.js';
 import { createProvider } from './providers.js';
@@ -34,7 +34,7 @@ export function providerForUpstream(
   row: UpstreamsTable,
   deps: { secretKey: Config['secretKey']; store: Store; slots: (name: string) => SlotClaimer; logger: Pick<Logger, 'info' | 'warn'> },
 ): Provider {
-  const secret = row.secret === null ? null : createSecretBox(deps.secretKey).open(row.secret);
+  const secret = row.secret === null ? null : createSecretBox(deps.secretKey, UPSTREAM_CREDENTIAL).open(row.secret);
   if (row.type === 'smtp') {
     const settings = JSON.parse(row.settings) as SmtpUpstreamSettings;
     const url = new URL(settings.url);

@@ -39,9 +39,12 @@ const DomainDetail = Type.Object(
     last_checked_at: Nullable(Timestamp),
     error: Nullable(Type.String({ description: 'Why the last verification did not succeed.' })),
     records: Type.Array(DnsRecord),
+    upstream_ids: Type.Array(Type.String(), { description: "The workspace's upstreams a send from the domain goes through, in order (docs/upstreams.md); empty: the server's." }),
   },
   { additionalProperties: false },
 );
+/** Also the dashboard's. */
+export const DomainPatch = Type.Object({ upstream_ids: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 20 })) }, { additionalProperties: false });
 const TAGS = ['Domains'];
 
 const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -58,6 +61,12 @@ const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/v1/domains/:id', { schema: { operationId: 'getDomain', summary: 'A domain and its DNS records', tags: TAGS, params: IdParams, response: apiResponses({ 200: DomainDetail }, { errors: [404] }) } }, async (request) =>
     ok(await domains.get(workspaceOf(request), request.params.id)),
+  );
+
+  app.patch(
+    '/v1/domains/:id',
+    { schema: { operationId: 'updateDomain', summary: "Set the domain's route through the workspace's upstreams", tags: TAGS, params: IdParams, body: DomainPatch, response: apiResponses({ 200: DomainDetail }, { errors: [404, ...BODY_ERRORS] }) } },
+    async (request) => ok(await domains.update(workspaceOf(request), request.params.id, request.body)),
   );
 
   app.delete(

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { ConflictError, NotFoundError } from '../lib/errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../lib/errors.js';
 import { newId, nowIso } from '../lib/ids.js';
 import type { DomainRow, DomainVerificationUpdate } from './domains-repository.js';
 import type { Store } from '../db/store.js';
@@ -25,7 +25,17 @@ export interface DomainDetail extends DomainSummary {
   error: string | null;
   /** After a verification, each with what was found at its name (`check`). */
   records: Array<DnsRecord & { check?: RecordCheck }>;
+  /** The workspace upstreams a send from the domain goes through, in order; empty: the server's (docs/upstreams.md#routing). */
+  upstream_ids: string[];
 }
+
+/** The body of PATCH /v1/domains/{id}. */
+export interface DomainChange {
+  upstream_ids?: string[] | undefined;
+}
+
+/** Upstreams a domain's route may name at most. */
+export const MAX_ROUTE_LENGTH = 5;
 
 /** The host name every domain's MX and SPF records name, and what is wrong with it for public DNS (null when nothing). */
 export interface RecordHost {
@@ -43,6 +53,7 @@ export function createDomainService(store: Store, dns: DnsVerifier, config: Pick
     last_checked_at: row.last_checked_at,
     error: row.verification_error,
     records: dnsRecordsFor(row, config),
+    upstream_ids: row.upstream_ids ? (JSON.parse(row.upstream_ids) as string[]) : [],
   });
 
   async function findOrThrow(workspaceId: string, id: string): Promise<DomainRow> {
@@ -93,6 +104,23 @@ export function createDomainService(store: Store, dns: DnsVerifier, config: Pick
 
     async get(workspaceId: string, id: string): Promise<DomainDetail> {
       return detail(await findOrThrow(workspaceId, id));
+    },
+
+    /** Sets the domain's route: upstreams of the workspace, each once, tried in the order given. */
+    async update(workspaceId: string, id: string, change: DomainChange): Promise<DomainDetail> {
+      const row = await findOrThrow(workspaceId, id);
+      if (change.upstream_ids !== undefined) {
+        const ids = change.upstream_ids;
+        if (new Set(ids).size !== ids.length) throw new ValidationError('upstream_ids must name each upstream once');
+        if (ids.length > MAX_ROUTE_LENGTH) throw new ValidationError(`upstream_ids may name at most ${MAX_ROUTE_LENGTH} upstreams`);
+        const found = new Set((await store.upstreams.findMany(workspaceId, ids)).map((u) => u.id));
+        const unknown = ids.find((upstreamId) => !found.has(upstreamId));
+        if (unknown !== undefined) throw new ValidationError(`upstream_ids names ${JSON.stringify(unknown)}, which is not an upstream of this workspace`);
+        const stored = ids.length === 0 ? null : JSON.stringify(ids);
+        await store.upstreams.setDomainRoute(workspaceId, id, stored);
+        row.upstream_ids = stored;
+      }
+      return detail(row);
     },
 
     async remove(workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {

@@ -24,6 +24,7 @@ export interface SecretPurpose {
 export const WEBHOOK_SECRET: SecretPurpose = { name: 'webhook secret', associatedData: 'mailroom webhook secret v1' };
 export const DKIM_PRIVATE_KEY: SecretPurpose = { name: 'DKIM private key', associatedData: 'mailroom dkim private key v1' };
 export const RETURN_PATH_KEY: SecretPurpose = { name: 'return-path key', associatedData: 'mailroom return-path key v1' };
+export const UPSTREAM_CREDENTIAL: SecretPurpose = { name: 'upstream credential', associatedData: 'mailroom upstream credential v1' };
 /** A known text sealed under the key, by which a start tells the right key from a wrong one before using it. */
 export const KEY_CHECK: SecretPurpose = { name: 'key check', associatedData: 'mailroom secret key check v1' };
 

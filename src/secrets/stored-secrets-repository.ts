@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { DKIM_PRIVATE_KEY, RETURN_PATH_KEY, WEBHOOK_SECRET, type SecretPurpose } from '../lib/secret-box.js';
+import { DKIM_PRIVATE_KEY, RETURN_PATH_KEY, UPSTREAM_CREDENTIAL, WEBHOOK_SECRET, type SecretPurpose } from '../lib/secret-box.js';
 
 /** The `server_secrets` row of the return-path key (inbound/return-path-key.ts). */
 export const RETURN_PATH_KEY_NAME = 'return_path_key';
@@ -17,6 +17,7 @@ const PLACES = [
   { purpose: WEBHOOK_SECRET, table: 'webhooks', key: 'id', column: 'secret' },
   { purpose: DKIM_PRIVATE_KEY, table: 'domains', key: 'id', column: 'dkim_private_key' },
   { purpose: RETURN_PATH_KEY, table: 'server_secrets', key: 'name', column: 'value' },
+  { purpose: UPSTREAM_CREDENTIAL, table: 'upstreams', key: 'id', column: 'secret' },
 ] as const;
 
 /**
@@ -32,6 +33,8 @@ export function createStoredSecretsRepository(db: Db) {
       for (const { purpose, table, key, column } of PLACES) {
         let query = db.selectFrom(table).select([`${key} as id`, `${column} as value`] as never[]);
         if (table === 'server_secrets') query = query.where('name', '=', RETURN_PATH_KEY_NAME);
+        // A relay without a password has no secret to keep.
+        if (table === 'upstreams') query = query.where('secret', 'is not', null);
         const rows = (await query.orderBy(key).execute()) as unknown as { id: string; value: string }[];
         all.push(...rows.map((row) => ({ purpose, id: row.id, value: row.value })));
       }

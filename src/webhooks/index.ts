@@ -5,6 +5,6 @@ export { fanOutToWebhooks } from './webhook-fanout.js';
 export { fanOutUpstreamEvent, type UpstreamEvent } from './upstream-event-fanout.js';
 export { createWebhookDispatcher, type WebhookDispatcher } from './webhook-dispatcher.js';
 export { endpointPreparer } from './webhook-endpoint.js';
-export type { HostResolver } from './url-guard.js';
+export { nonPublicReason, systemResolver, type HostResolver } from './url-guard.js';
 export { createWebhooksRepository } from './webhooks-repository.js';
 export { createWebhookDeliveriesRepository } from './webhook-deliveries-repository.js';
