@@ -123,6 +123,23 @@ describe('GET /metrics', () => {
     assert.equal(valueOf(samples, 'mailroom_webhook_backlog_deliveries'), 0);
   });
 
+  it('names every upstream in mailroom_upstream_up, 1 while it takes mail and 0 while the circuit breaker holds it down', async () => {
+    const t = await createTestApp({ ...LIMITS, UPSTREAM_ALLOW_PRIVATE: 'true' });
+    cleanups.push(() => t.close());
+    const created = await t.call('POST', '/v1/upstreams', { body: { name: 'Backup relay', type: 'smtp', url: 'smtp://127.0.0.1:2525' } });
+    assert.equal(created.statusCode, 201, created.body);
+    const id = (created.json() as { data: { id: string } }).data.id;
+    let samples = await scrape(t);
+    assert.equal(valueOf(samples, 'mailroom_upstream_up', { upstream: 'server:sandbox' }), 1);
+    assert.equal(valueOf(samples, 'mailroom_upstream_up', { upstream: id }), 1);
+    // As five failures of its own within a minute leave it (delivery/upstream-health-repository.ts).
+    const now = new Date().toISOString();
+    await t.db.insertInto('upstream_health').values({ key: id, failures: 5, window_started_at: now, down_until: new Date(Date.now() + 30_000).toISOString(), probe_until: null, last_error: 'connect ECONNREFUSED', last_error_at: now, changed_at: now }).execute();
+    samples = await scrape(t);
+    assert.equal(valueOf(samples, 'mailroom_upstream_up', { upstream: id }), 0);
+    assert.equal(valueOf(samples, 'mailroom_upstream_up', { upstream: 'server:sandbox' }), 1);
+  });
+
   it('leaves the store-wide gauges out of a scrape the store did not answer, with mailroom_store_up 0', async () => {
     const store = await freshStore();
     cleanups.push(() => store.drop());

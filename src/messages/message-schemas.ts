@@ -22,6 +22,7 @@ const Attempt = Type.Object(
     duration_ms: Nullable(Type.Integer()),
     provider: Type.String({ description: '`sandbox`, `smtp`, `ses`, or `inbound` for a soft bounce reported later.' }),
     provider_message_id: Nullable(Type.String({ description: "The upstream's own id for the hand-over (SES's MessageId); null where the upstream gives none." })),
+    upstream: Nullable(Type.String({ description: "Which upstream carried it: a workspace upstream's id (`ups_…`) or `server:<provider>` for MAILROOM_PROVIDER's; null when there was no hand-over (docs/upstreams.md)." })),
   },
   { additionalProperties: false },
 );

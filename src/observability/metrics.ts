@@ -2,6 +2,7 @@ import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefault
 import { poolUseOf, storeKindOfDb, type Db } from '../db/database.js';
 import type { OffThreadReads } from '../db/sqlite-reader.js';
 import { createBacklogRepository } from './backlog-repository.js';
+import { createUpstreamGauge } from './upstream-gauge.js';
 
 /** The ways a send comes in, for `mailroom_sends_total{way}`. */
 /**
@@ -40,10 +41,13 @@ export interface MetricsOptions {
   offThreadReads?: OffThreadReads;
   /** SES_EVENT_TIMEOUT: how long an SES hand-over may go without an event before mailroom_ses_events_overdue counts it. */
   sesEventTimeoutMs?: number;
+  /** MAILROOM_PROVIDER's upstreams (`server:smtp`), named by mailroom_upstream_up beside the workspaces' own. */
+  serverUpstreams?: readonly string[];
 }
 
 /** The gauges read from the store at each scrape, left out of one whose queries failed. */
 const STORE_GAUGES = ['mailroom_delivery_queue_jobs', 'mailroom_delivery_queue_oldest_due_age_seconds', 'mailroom_webhook_backlog_deliveries', 'mailroom_ses_events_overdue'] as const;
+const UPSTREAM_GAUGE = 'mailroom_upstream_up';
 
 /** Seconds: from a cached page (~1 ms) to a large send that waited for memory (seconds). */
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -63,7 +67,7 @@ export const EVENT_LOOP_SAMPLE_MS = 10;
  * (queue, webhook backlog) are read from the store at each scrape, so every
  * process on one PostgreSQL shows the same values for them.
  */
-export function createMetrics({ db, troubleCounts = () => [], workerMetrics, processMetrics = true, offThreadReads, sesEventTimeoutMs }: MetricsOptions) {
+export function createMetrics({ db, troubleCounts = () => [], workerMetrics, processMetrics = true, offThreadReads, sesEventTimeoutMs, serverUpstreams = [] }: MetricsOptions) {
   const registry = new Registry();
   // Process CPU, memory, handles, GC, and the event loop's delay (nodejs_eventloop_lag_*: mean, p50, p90, p99, max).
   if (processMetrics) collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
@@ -135,6 +139,7 @@ export function createMetrics({ db, troubleCounts = () => [], workerMetrics, pro
   const webhookBacklog = new Gauge({ name: webhookName, help: 'Webhook deliveries still to post in the store (due or waiting for a retry); counted up to 100000.', registers: [registry] });
   const sesOverdue = new Gauge({ name: sesOverdueName, help: 'Recipients handed to SES that have heard no event from it for longer than SES_EVENT_TIMEOUT (still sent; check the SNS subscription); counted up to 100000.', registers: [registry] });
   const backlog = createBacklogRepository(db, offThreadReads, sesEventTimeoutMs);
+  const upstreamsUp = createUpstreamGauge(db, registry, serverUpstreams);
 
   return {
     registry,
@@ -144,16 +149,17 @@ export function createMetrics({ db, troubleCounts = () => [], workerMetrics, pro
     async scrape(): Promise<string> {
       try {
         const now = await backlog.read();
-        for (const gauge of [queueDepth, oldestDue, webhookBacklog, sesOverdue]) registry.registerMetric(gauge);
+        for (const gauge of [queueDepth, oldestDue, webhookBacklog, sesOverdue, upstreamsUp.gauge]) registry.registerMetric(gauge);
         sesOverdue.set(now.sesEventsOverdue);
         queueDepth.set(now.queueDepth);
         oldestDue.set(now.oldestDueAgeSeconds);
         webhookBacklog.set(now.webhookBacklog);
+        await upstreamsUp.read();
         storeUp.set(1);
       } catch {
         // A scrape still answers (the process metrics are worth having), without stale store values.
         // Left out, not reset: an unlabelled gauge reset reads 0, an empty queue to anyone alerting on it.
-        for (const name of STORE_GAUGES) registry.removeSingleMetric(name);
+        for (const name of [...STORE_GAUGES, UPSTREAM_GAUGE]) registry.removeSingleMetric(name);
         storeUp.set(0);
       }
       if (!workerMetrics) return registry.metrics();
