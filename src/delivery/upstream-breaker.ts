@@ -22,7 +22,7 @@ export interface UpstreamBreaker {
   admit(key: string, onlyChoice: boolean): Promise<Admission>;
   /** A failure of the upstream's own (refusing Mailroom, unreachable, throttling): not a recipient's. */
   failed(key: string, error: string, admission: Admission): Promise<void>;
-  /** The upstream answered (accepted, or refused a recipient): it is up. */
+  /** The upstream answered (accepted, or refused a recipient): a down one is up again. */
   answered(key: string): Promise<void>;
 }
 
@@ -56,7 +56,9 @@ export function createUpstreamBreaker(
       if (onlyChoice) return 'yes';
       const row = await current(key);
       if (!row?.down_until) return 'yes';
-      if (row.down_until > new Date(now()).toISOString()) return 'no';
+      const at = new Date(now()).toISOString();
+      // Quiet for the down time, then while another attempt probes it.
+      if (row.down_until > at || (row.probe_until !== null && row.probe_until > at)) return 'no';
       const won = await store.upstreamHealth.takeProbe(key, now(), rule);
       if (!won) known.set(key, { row: { ...row, probe_until: new Date(now() + rule.probeHoldMs).toISOString() }, readAt: now() });
       return won ? 'probe' : 'no';
@@ -69,11 +71,11 @@ export function createUpstreamBreaker(
     },
 
     async answered(key) {
-      const seen = known.get(key);
-      // Nothing to clear: no failure this process knows of (one another process saw is cleared by its own next answer, or the window's end).
-      if (seen && (!seen.row || (Number(seen.row.failures) === 0 && seen.row.down_until === null))) return;
+      // Failures within the window stay counted (a flapping upstream still trips); an answer only ends a down.
+      const row = await current(key);
+      if (!row?.down_until) return;
       const { cameUp } = await store.upstreamHealth.recordSuccess(key, now());
-      known.set(key, { row: seen?.row ? { ...seen.row, failures: 0, window_started_at: null, down_until: null, probe_until: null } : undefined, readAt: now() });
+      known.set(key, { row: { ...row, failures: 0, window_started_at: null, down_until: null, probe_until: null }, readAt: now() });
       if (cameUp) await tell({ key, state: 'up', lastError: null, at: new Date(now()).toISOString() });
     },
   };

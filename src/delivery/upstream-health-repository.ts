@@ -70,18 +70,15 @@ export function createUpstreamHealthRepository(db: Db) {
       return { wentDown, row };
     },
 
-    /** A hand-over the upstream answered: healthy again. Answers whether this one brought it back up from down. */
+    /** A hand-over a down upstream answered (its probe): healthy again, its count started afresh. Answers whether this one brought it back. */
     async recordSuccess(key: string, nowMs: number): Promise<{ cameUp: boolean }> {
-      const now = iso(nowMs);
       const up = await db
         .updateTable('upstream_health')
-        .set({ down_until: null, probe_until: null, failures: 0, window_started_at: null, changed_at: now })
+        .set({ down_until: null, probe_until: null, failures: 0, window_started_at: null, changed_at: iso(nowMs) })
         .where('key', '=', key)
         .where('down_until', 'is not', null)
         .executeTakeFirst();
-      if (Number(up.numUpdatedRows) === 1) return { cameUp: true };
-      await db.updateTable('upstream_health').set({ failures: 0, window_started_at: null }).where('key', '=', key).where('failures', '>', 0).execute();
-      return { cameUp: false };
+      return { cameUp: Number(up.numUpdatedRows) === 1 };
     },
 
     /** The one probe of a down upstream whose quiet time is over: true for the caller that takes it, false for every other. */
