@@ -42,6 +42,7 @@ function AttemptItem({ attempt }: { attempt: Attempt }) {
         <span className={`badge badge-${STATUS_BADGE[attempt.outcome] ?? 'pending'}`}>{attempt.outcome}</span>
         <span className="muted small">
           {inbound ? 'soft bounce' : `via ${attempt.provider}`}
+          {attempt.upstream?.startsWith('ups_') && ` · upstream ${attempt.upstream}`}
           {took && ` · took ${took}`}
         </span>
       </div>

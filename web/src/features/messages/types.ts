@@ -64,6 +64,8 @@ export interface Attempt {
   provider: string;
   /** The upstream's own id for the hand-over (SES's MessageId), or null. */
   provider_message_id: string | null;
+  /** Which upstream carried it: a workspace upstream's id (`ups_…`), `server:<provider>`, or null without a hand-over. */
+  upstream: string | null;
 }
 
 export interface MessageWebhookDelivery {
