@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { WEBHOOK_EVENT_TYPES } from '../src/webhooks/webhook-service.js';
+import { OPT_IN_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from '../src/webhooks/webhook-service.js';
 import { launchBrowser, unexpectedProblems, type TestBrowser } from './helpers/browser.js';
 import { BIN, startServe, showServeOutputOfFailedTests, type ServeProcess } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
@@ -68,8 +68,10 @@ describe('the Webhooks page in Chromium', () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
     await page.getByText('No webhook endpoints yet.').waitFor();
-    assert.equal(await page.getByRole('checkbox').count(), WEBHOOK_EVENT_TYPES.length, 'a checkbox per event type');
+    assert.equal(await page.getByRole('checkbox').count(), WEBHOOK_EVENT_TYPES.length + OPT_IN_EVENT_TYPES.length, 'a checkbox per event type');
     for (const type of WEBHOOK_EVENT_TYPES) assert.equal(await page.getByRole('checkbox', { name: new RegExp(`^${type} `) }).isChecked(), true, type);
+    // Mailroom's own events are for endpoints that ask for them.
+    for (const type of OPT_IN_EVENT_TYPES) assert.equal(await page.getByRole('checkbox', { name: new RegExp(`^${type.replace('.', '\\.')} `) }).isChecked(), false, type);
     await shoot('webhooks-empty');
   });
 

@@ -2,14 +2,16 @@ import { useId, useState, type FormEvent } from 'react';
 import { Field } from '../../components/Field';
 import { FormError } from '../../components/FormError';
 import { splitError } from '../../components/errors';
-import { EVENT_TYPES } from './types';
+import { EVENT_TYPES, OPT_IN_EVENT_TYPES } from './types';
+
+const EVERY_TYPE = [...EVENT_TYPES, ...OPT_IN_EVENT_TYPES].map((e) => e.type);
 
 interface WebhookFormProps {
   /** Sends the endpoint; a rejection's message is shown next to the field it names. */
   onSubmit: (input: { url: string; events: string[] }) => Promise<unknown>;
 }
 
-/** Adding an endpoint: its URL and the events it receives (all of them unless unticked). */
+/** Adding an endpoint: its URL and the events it receives (every message event unless unticked; the upstream events if ticked). */
 export function WebhookForm({ onSubmit }: WebhookFormProps) {
   const id = useId();
   const [url, setUrl] = useState('');
@@ -18,7 +20,7 @@ export function WebhookForm({ onSubmit }: WebhookFormProps) {
   const errors = splitError(error, ['url', 'events']);
 
   function toggle(type: string, on: boolean) {
-    setEvents((chosen) => EVENT_TYPES.map((e) => e.type).filter((t) => (t === type ? on : chosen.includes(t))));
+    setEvents((chosen) => EVERY_TYPE.filter((t) => (t === type ? on : chosen.includes(t))));
   }
 
   async function submit(event: FormEvent) {
@@ -51,7 +53,7 @@ export function WebhookForm({ onSubmit }: WebhookFormProps) {
       />
       <fieldset className="checks" aria-describedby={eventsError ? `${id}-events-error` : undefined}>
         <legend>Events to send</legend>
-        {EVENT_TYPES.map((e) => (
+        {[...EVENT_TYPES, ...OPT_IN_EVENT_TYPES].map((e) => (
           <label key={e.type} className="check">
             <input type="checkbox" checked={events.includes(e.type)} onChange={(change) => toggle(e.type, change.target.checked)} />
             <span>

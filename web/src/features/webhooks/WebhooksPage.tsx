@@ -24,7 +24,7 @@ function successRate(w: WebhookSummary) {
   );
 }
 
-const eventsOf = (w: WebhookSummary) => (w.events.length === EVENT_TYPES.length ? 'All events' : w.events.join(', '));
+const eventsOf = (w: WebhookSummary) => (w.events.length === EVENT_TYPES.length && EVENT_TYPES.every((e) => w.events.includes(e.type)) ? 'All events' : w.events.join(', '));
 
 /**
  * A workspace's webhook endpoints: everyone sees them, their success rate and

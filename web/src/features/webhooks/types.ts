@@ -7,6 +7,12 @@ export const EVENT_TYPES = [
   { type: 'failed', meaning: 'failed before reaching the mail provider' },
 ] as const;
 
+/** Events about Mailroom's own upstreams (the server's OPT_IN_EVENT_TYPES): sent only to endpoints that tick them. */
+export const OPT_IN_EVENT_TYPES = [
+  { type: 'upstream.down', meaning: 'an upstream failed five times in a minute: mail fails over to the next one' },
+  { type: 'upstream.up', meaning: 'a down upstream took mail again' },
+] as const;
+
 export interface Webhook {
   id: string;
   url: string;
