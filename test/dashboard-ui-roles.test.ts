@@ -45,7 +45,7 @@ describe('controls each role can use, in Chromium', () => {
 
   before(async () => {
     store = await freshStore();
-    server = await startServe({ ...store.env, WEBHOOK_ALLOW_PRIVATE: 'true', WORKER_POLL_MS: '20' });
+    server = await startServe({ ...store.env, WEBHOOK_ALLOW_PRIVATE: 'true', UPSTREAM_ALLOW_PRIVATE: 'true', WORKER_POLL_MS: '20' });
     const { workspaceId: id, apiKey } = createWorkspace(store.env, 'Analytical Engines Ltd');
     workspaceId = id;
     createMember(store.env, workspaceId, ADA, 'admin', PASSWORD);
@@ -57,6 +57,7 @@ describe('controls each role can use, in Chromium', () => {
       ['/v1/domains', { domain: 'transactional.eu-west.analytical-engines.example' }],
       ['/v1/webhooks', { url: 'http://127.0.0.1:9/hooks/analytical-engines/mailroom-events' }],
       ['/v1/suppressions', { email: 'unsubscribed.customer.with.a.long.address@mail.example' }],
+      ['/v1/upstreams', { name: 'Backup relay (eu-central-1)', type: 'smtp', url: 'smtp://relay-user:relay-password@127.0.0.1:9' }],
     ] as const) {
       const res = await v1('POST', path, body);
       assert.ok(res.status < 300, `${path}: ${JSON.stringify(res.body)}`);
@@ -141,7 +142,8 @@ describe('controls each role can use, in Chromium', () => {
     await signInOnPage(vic, server.base, VIC, PASSWORD);
     const pages = [
       { path: '/api-keys', ready: 'Production deploys (eu-west-1)', who: 'admins and developers create and delete API keys' },
-      { path: '/domains', ready: 'transactional.eu-west.analytical-engines.example', who: 'admins and developers add, verify and delete domains' },
+      { path: '/domains', ready: 'transactional.eu-west.analytical-engines.example', who: 'admins and developers add, verify, route and delete domains' },
+      { path: '/upstreams', ready: 'Backup relay (eu-central-1)', who: 'admins and developers add, test, change and delete upstreams' },
       { path: '/webhooks', ready: 'http://127.0.0.1:9/hooks/analytical-engines/mailroom-events', who: 'admins and developers add endpoints, send test events, retry deliveries, rotate secrets and delete endpoints' },
       { path: '/suppressions', ready: 'unsubscribed.customer.with.a.long.address@mail.example', who: 'admins and developers add and remove addresses' },
       { path: '/logs', ready: 'Log entries', who: 'admins and developers send test e-mails from here' },
@@ -154,7 +156,7 @@ describe('controls each role can use, in Chromium', () => {
       await vic.getByText(`You are a viewer in this workspace: ${who}.`).waitFor();
       const offered = await vic
         .locator('main')
-        .getByRole('button', { name: /^(Delete|Remove|Add|Create key|Suppress|Send|Verify|Rotate|Retry|Rename|Invite|Revoke)/ })
+        .getByRole('button', { name: /^(Delete|Remove|Add|Create key|Suppress|Send|Verify|Rotate|Retry|Rename|Invite|Revoke|Test|Edit)/ })
         .allTextContents();
       assert.deepEqual(offered, [], `${path}: nothing the server would refuse a viewer`);
       assert.equal(await vic.getByRole('combobox', { name: /^Role of / }).count(), 0, `${path}: no role select`);

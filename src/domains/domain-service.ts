@@ -29,6 +29,11 @@ export interface DomainDetail extends DomainSummary {
   upstream_ids: string[];
 }
 
+/** A domain of the dashboard's list: the summary and its route, which the Domains page shows in every row. */
+export interface DomainWithRoute extends DomainSummary {
+  upstream_ids: string[];
+}
+
 /** The body of PATCH /v1/domains/{id}. */
 export interface DomainChange {
   upstream_ids?: string[] | undefined;
@@ -47,13 +52,14 @@ export function createDomainService(store: Store, dns: DnsVerifier, config: Pick
   // The private key is stored sealed; only the delivery worker opens it, to sign (delivery-attempt.ts).
   const dkimBox = createSecretBox(config.secretKey, DKIM_PRIVATE_KEY);
   const summary = (row: DomainRow): DomainSummary => ({ id: row.id, domain: row.domain, status: row.status, created_at: row.created_at });
+  const routeOf = (row: DomainRow): string[] => (row.upstream_ids ? (JSON.parse(row.upstream_ids) as string[]) : []);
   const detail = (row: DomainRow): DomainDetail => ({
     ...summary(row),
     verified_at: row.verified_at,
     last_checked_at: row.last_checked_at,
     error: row.verification_error,
     records: dnsRecordsFor(row, config),
-    upstream_ids: row.upstream_ids ? (JSON.parse(row.upstream_ids) as string[]) : [],
+    upstream_ids: routeOf(row),
   });
 
   async function findOrThrow(workspaceId: string, id: string): Promise<DomainRow> {
@@ -100,6 +106,11 @@ export function createDomainService(store: Store, dns: DnsVerifier, config: Pick
 
     async list(workspaceId: string): Promise<DomainSummary[]> {
       return (await store.domains.listByWorkspace(workspaceId)).map(summary);
+    },
+
+    /** The dashboard's list: SPEC.md's summaries are /v1's, so the route is added here rather than there. */
+    async listWithRoutes(workspaceId: string): Promise<DomainWithRoute[]> {
+      return (await store.domains.listByWorkspace(workspaceId)).map((row) => ({ ...summary(row), upstream_ids: routeOf(row) }));
     },
 
     async get(workspaceId: string, id: string): Promise<DomainDetail> {

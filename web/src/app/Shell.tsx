@@ -8,6 +8,7 @@ import { MessagePage } from '../features/messages/MessagePage';
 import { OverviewPage } from '../features/overview/OverviewPage';
 import { SettingsPage } from '../features/settings/SettingsPage';
 import { SuppressionsPage } from '../features/suppressions/SuppressionsPage';
+import { UpstreamsPage } from '../features/upstreams/UpstreamsPage';
 import { WebhooksPage } from '../features/webhooks/WebhooksPage';
 import { navigate } from '../lib/router';
 import { loadSession, signOut, type SessionInfo, type WorkspacePageProps } from '../lib/session';
@@ -29,6 +30,7 @@ const NAV: NavEntry[] = [
   OVERVIEW,
   LOGS,
   { path: '/domains', label: 'Domains', Page: DomainsPage },
+  { path: '/upstreams', label: 'Upstreams', Page: UpstreamsPage },
   { path: '/api-keys', label: 'API keys', Page: ApiKeysPage },
   { path: '/webhooks', label: 'Webhooks', Page: WebhooksPage },
   { path: '/suppressions', label: 'Suppressions', Page: SuppressionsPage },

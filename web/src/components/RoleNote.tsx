@@ -3,7 +3,7 @@ import type { Role } from '../lib/session';
 interface RoleNoteProps {
   /** The signed-in user's role in the workspace. */
   role: Role;
-  /** Who does what this page leaves out for `role`: "admins and developers add, verify and delete domains". */
+  /** Who does what this page leaves out for `role`: "admins and developers add, verify, route and delete domains". */
   children: string;
 }
 

@@ -2,18 +2,25 @@ import { useState } from 'react';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { FormError } from '../../components/FormError';
 import { RoleNote } from '../../components/RoleNote';
+import { TableHead } from '../../components/TableHead';
 import { OneFieldForm } from '../../components/OneFieldForm';
+import { Wrappable } from '../../components/Wrappable';
 import { api } from '../../lib/api';
 import type { WorkspacePageProps } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
 import { DnsRecords, type DomainDetail } from './DnsRecords';
+import { DomainRoute } from './DomainRoute';
 import { RecordHostWarning } from './RecordHostWarning';
+import { RouteEditor } from './RouteEditor';
+import type { RouteUpstream } from './route';
 
 interface DomainSummary {
   id: string;
   domain: string;
   status: 'pending' | 'verified' | 'failed';
   created_at: string;
+  /** The upstreams its mail goes through, in order; empty: the server's. */
+  upstream_ids: string[];
 }
 
 /** The empty list, saying what can send meanwhile: under the sandbox provider, its own domain. */
@@ -27,14 +34,17 @@ function NoDomains({ builtIn }: { builtIn: string[] }) {
   );
 }
 
-/** A workspace's sending domains: add one, publish its records (each with a copy button), verify, delete. */
+/** A workspace's sending domains: add one, publish its records (each with a copy button), verify, route through the workspace's upstreams, delete. */
 export function DomainsPage({ workspaceId, role }: WorkspacePageProps) {
   const canChange = role !== 'viewer';
   const path = `/workspaces/${workspaceId}/domains`;
   const [open, setOpen] = useState<DomainDetail>();
+  const [routing, setRouting] = useState<string>();
   const { data: domains, error, setError, reload, change } = useResource<DomainSummary[]>(path);
   // The domains mail may come from now: with none of the workspace's, what is left is built in (the sandbox's).
   const { data: senders } = useResource<string[]>(`/workspaces/${workspaceId}/sender-domains`);
+  const { data: upstreams } = useResource<RouteUpstream[]>(`/workspaces/${workspaceId}/upstreams`);
+  const routed = domains?.find((d) => d.id === routing);
 
   async function add(domain: string) {
     setOpen(await api<DomainDetail>('POST', path, { domain }));
@@ -52,14 +62,25 @@ export function DomainsPage({ workspaceId, role }: WorkspacePageProps) {
     change(async () => {
       await api('DELETE', `${path}/${id}`);
       if (open?.id === id) setOpen(undefined);
+      if (routing === id) setRouting(undefined);
     });
+
+  async function saveRoute(id: string, upstreamIds: string[]) {
+    await api('PATCH', `${path}/${id}`, { upstream_ids: upstreamIds });
+    // Read again before the editor closes, so the row shows the route just saved at once.
+    await reload();
+    setRouting(undefined);
+  }
 
   return (
     <>
       <h1>Domains</h1>
-      {!canChange && <RoleNote role={role}>admins and developers add, verify and delete domains</RoleNote>}
+      {!canChange && <RoleNote role={role}>admins and developers add, verify, route and delete domains</RoleNote>}
       <RecordHostWarning workspaceId={workspaceId} />
       {canChange && <OneFieldForm title="Add a domain" label="Domain" field="domain" placeholder="mail.example.com" submitLabel="Add domain" onSubmit={add} />}
+      {canChange && routed && upstreams && (
+        <RouteEditor key={routed.id} domain={routed} upstreams={upstreams} onSave={(ids) => saveRoute(routed.id, ids)} onClose={() => setRouting(undefined)} />
+      )}
       {open && <DnsRecords domain={open} canChange={canChange} onVerify={() => verify(open.id)} onClose={() => setOpen(undefined)} />}
       <section className="card wide" aria-labelledby="domains-title">
         <h2 id="domains-title">Domains of this workspace</h2>
@@ -67,22 +88,18 @@ export function DomainsPage({ workspaceId, role }: WorkspacePageProps) {
         {domains && domains.length === 0 && <NoDomains builtIn={senders ?? []} />}
         {domains && domains.length > 0 && (
           <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Domain</th>
-                <th scope="col">Status</th>
-                <th scope="col">Added</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={['Domain', 'Status', 'Route', 'Added']} actions />
             <tbody>
               {domains.map((d) => (
                 <tr key={d.id}>
-                  <td data-label="Domain">{d.domain}</td>
+                  <td data-label="Domain">
+                    <Wrappable text={d.domain} />
+                  </td>
                   <td data-label="Status">
                     <span className={`badge badge-${d.status}`}>{d.status}</span>
+                  </td>
+                  <td data-label="Route">
+                    <DomainRoute ids={d.upstream_ids} upstreams={upstreams} />
                   </td>
                   <td data-label="Added">{new Date(d.created_at).toLocaleDateString()}</td>
                   <td className="actions">
@@ -90,6 +107,11 @@ export function DomainsPage({ workspaceId, role }: WorkspacePageProps) {
                       <button type="button" className="secondary" aria-label={`DNS records of ${d.domain}`} onClick={() => show(d.id)}>
                         DNS records
                       </button>
+                      {canChange && (
+                        <button type="button" className="secondary" aria-label={`Edit route of ${d.domain}`} onClick={() => setRouting(d.id)}>
+                          Edit route
+                        </button>
+                      )}
                       {canChange && (
                         <ConfirmButton
                           label="Delete"
