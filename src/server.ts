@@ -6,7 +6,7 @@ import { listenFailure } from './lib/listen-failure.js';
 import { startWalCheckpointer } from './db/wal-checkpointer.js';
 import { createSqliteReader } from './db/sqlite-reader.js';
 import { connectRedis } from './db/redis.js';
-import type { DeliveryWorker } from './delivery/index.js';
+import { serverUpstreamKey, type DeliveryWorker } from './delivery/index.js';
 import { startInboundReceiver, type InboundReceiver, createInboundReportService, type ReturnPathSigner } from './inbound/index.js';
 import { startSubmissionServer, type SubmissionServer } from './submission/submission-server.js';
 import type { WebhookDispatcher } from './webhooks/index.js';
@@ -87,7 +87,7 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
   // A scrape's store-wide counts can take tens of milliseconds on SQLite: read on a thread of their own.
   const scrapeReads = sqlite ? createSqliteReader(config.dataDir, (error) => startLog.warn({ err: error.message }, 'SQLite read thread failed; started again at the next scrape')) : undefined;
   // Provider trouble is counted by the worker, which starts after the metrics: read through it at scrape time.
-  const metrics = createMetrics({ db, troubleCounts: () => worker?.troubleCounts() ?? [], workerMetrics: options.workerMetrics, offThreadReads: scrapeReads, sesEventTimeoutMs: config.ses.eventTimeoutMs });
+  const metrics = createMetrics({ db, troubleCounts: () => worker?.troubleCounts() ?? [], workerMetrics: options.workerMetrics, offThreadReads: scrapeReads, sesEventTimeoutMs: config.ses.eventTimeoutMs, serverUpstreams: config.providers.map(serverUpstreamKey) });
   const worker = options.worker ? startDeliveryWorker(store, config, returnPaths, metrics) : undefined;
   const webhooks = options.webhooks ? startWebhookDispatcher(store, config, metrics) : undefined;
   const retention = options.worker ? startRetentionPruner(store, config, createLogger(config).child({ component: 'retention' }), metrics) : undefined;

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { storeKindOf, type SqliteOptions } from '../db/database.js';
 import { startWalCheckpointer } from '../db/wal-checkpointer.js';
-import { createDeliveryWorker, type DeliveryWorker, createUpstreamRouter, createThreadedMessageBuilder } from '../delivery/index.js';
+import { createDeliveryWorker, type DeliveryWorker, createUpstreamRouter, createThreadedMessageBuilder, serverUpstreamKey } from '../delivery/index.js';
 import { tellUpstreamChanges } from './upstream-changes.js';
 import type { ReturnPathSigner } from '../inbound/index.js';
 import { createMetrics, type Metrics, startMetricsListener } from '../observability/index.js';
@@ -101,7 +101,7 @@ export async function startWorker(givenConfig: Config, options: WorkerRuntimeOpt
     throw error;
   }
   const checkpointer = sqlite && !options.insideServe ? startWalCheckpointer(config.dataDir, log) : undefined;
-  const metrics = createMetrics({ db, troubleCounts: () => worker.troubleCounts(), processMetrics: !options.insideServe, sesEventTimeoutMs: config.ses.eventTimeoutMs });
+  const metrics = createMetrics({ db, troubleCounts: () => worker.troubleCounts(), processMetrics: !options.insideServe, sesEventTimeoutMs: config.ses.eventTimeoutMs, serverUpstreams: config.providers.map(serverUpstreamKey) });
   const worker = startDeliveryWorker(store, config, returnPaths, metrics);
   const webhooks = startWebhookDispatcher(store, config, metrics);
   const retention = startRetentionPruner(store, config, log.child({ component: 'retention' }), metrics);

@@ -2,6 +2,7 @@ import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefault
 import { poolUseOf, storeKindOfDb, type Db } from '../db/database.js';
 import type { OffThreadReads } from '../db/sqlite-reader.js';
 import { createBacklogRepository } from './backlog-repository.js';
+import { upstreamsUp } from './upstreams-up-repository.js';
 
 /** The ways a send comes in, for `mailroom_sends_total{way}`. */
 /**
@@ -40,10 +41,12 @@ export interface MetricsOptions {
   offThreadReads?: OffThreadReads;
   /** SES_EVENT_TIMEOUT: how long an SES hand-over may go without an event before mailroom_ses_events_overdue counts it. */
   sesEventTimeoutMs?: number;
+  /** MAILROOM_PROVIDER's upstreams by their key (`server:smtp`), shown by mailroom_upstream_up beside the workspaces'. */
+  serverUpstreams?: readonly string[];
 }
 
 /** The gauges read from the store at each scrape, left out of one whose queries failed. */
-const STORE_GAUGES = ['mailroom_delivery_queue_jobs', 'mailroom_delivery_queue_oldest_due_age_seconds', 'mailroom_webhook_backlog_deliveries', 'mailroom_ses_events_overdue'] as const;
+const STORE_GAUGES = ['mailroom_delivery_queue_jobs', 'mailroom_delivery_queue_oldest_due_age_seconds', 'mailroom_webhook_backlog_deliveries', 'mailroom_ses_events_overdue', 'mailroom_upstream_up'] as const;
 
 /** Seconds: from a cached page (~1 ms) to a large send that waited for memory (seconds). */
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -63,7 +66,7 @@ export const EVENT_LOOP_SAMPLE_MS = 10;
  * (queue, webhook backlog) are read from the store at each scrape, so every
  * process on one PostgreSQL shows the same values for them.
  */
-export function createMetrics({ db, troubleCounts = () => [], workerMetrics, processMetrics = true, offThreadReads, sesEventTimeoutMs }: MetricsOptions) {
+export function createMetrics({ db, troubleCounts = () => [], workerMetrics, processMetrics = true, offThreadReads, sesEventTimeoutMs, serverUpstreams = [] }: MetricsOptions) {
   const registry = new Registry();
   // Process CPU, memory, handles, GC, and the event loop's delay (nodejs_eventloop_lag_*: mean, p50, p90, p99, max).
   if (processMetrics) collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
@@ -129,11 +132,17 @@ export function createMetrics({ db, troubleCounts = () => [], workerMetrics, pro
   });
 
   const storeUp = new Gauge({ name: 'mailroom_store_up', help: '1 when the store answered this scrape\'s queries, else 0 (and the store-wide gauges are left out).', registers: [registry] });
-  const [queueName, oldestName, webhookName, sesOverdueName] = STORE_GAUGES;
+  const [queueName, oldestName, webhookName, sesOverdueName, upstreamUpName] = STORE_GAUGES;
   const queueDepth = new Gauge({ name: queueName, help: 'Delivery jobs still to do in the store (due, in flight, scheduled or waiting for a retry); counted up to 100000.', registers: [registry] });
   const oldestDue = new Gauge({ name: oldestName, help: 'Seconds since the longest-waiting due delivery job came due (0: none is due).', registers: [registry] });
   const webhookBacklog = new Gauge({ name: webhookName, help: 'Webhook deliveries still to post in the store (due or waiting for a retry); counted up to 100000.', registers: [registry] });
   const sesOverdue = new Gauge({ name: sesOverdueName, help: 'Recipients handed to SES that have heard no event from it for longer than SES_EVENT_TIMEOUT (still sent; check the SNS subscription); counted up to 100000.', registers: [registry] });
+  const upstreamUp = new Gauge({
+    name: upstreamUpName,
+    help: 'Per upstream (a workspace\'s ups_… or MAILROOM_PROVIDER\'s server:smtp, server:ses): 0 while its circuit breaker holds it down, else 1.',
+    labelNames: ['upstream'] as const,
+    registers: [registry],
+  });
   const backlog = createBacklogRepository(db, offThreadReads, sesEventTimeoutMs);
 
   return {
@@ -143,8 +152,10 @@ export function createMetrics({ db, troubleCounts = () => [], workerMetrics, pro
     /** The text a scrape answers: the store-wide gauges read now, then every metric. */
     async scrape(): Promise<string> {
       try {
-        const now = await backlog.read();
-        for (const gauge of [queueDepth, oldestDue, webhookBacklog, sesOverdue]) registry.registerMetric(gauge);
+        const [now, upstreams] = await Promise.all([backlog.read(), upstreamsUp(db, serverUpstreams)]);
+        for (const gauge of [queueDepth, oldestDue, webhookBacklog, sesOverdue, upstreamUp]) registry.registerMetric(gauge);
+        upstreamUp.reset();
+        for (const [upstream, up] of upstreams) upstreamUp.set({ upstream }, up ? 1 : 0);
         sesOverdue.set(now.sesEventsOverdue);
         queueDepth.set(now.queueDepth);
         oldestDue.set(now.oldestDueAgeSeconds);
@@ -189,3 +200,4 @@ export function createMetrics({ db, troubleCounts = () => [], workerMetrics, pro
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
