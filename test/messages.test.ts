@@ -72,7 +72,7 @@ describe('message detail', () => {
     assert.deepEqual(bounce.events.map((e: Record<string, unknown>) => [e.type, e.status, e.detail]), [['bounced', 'bounced', bounce.error]]);
     assert.equal(bounce.attempts.length, 1);
     const [attempt] = bounce.attempts;
-    assert.deepEqual({ ...attempt, at: undefined, duration_ms: undefined }, { attempt: 1, at: undefined, outcome: 'permanent', reply: bounce.error, duration_ms: undefined, provider: 'sandbox', provider_message_id: null });
+    assert.deepEqual({ ...attempt, at: undefined, duration_ms: undefined }, { attempt: 1, at: undefined, outcome: 'permanent', reply: bounce.error, duration_ms: undefined, provider: 'sandbox', provider_message_id: null, upstream: 'server:sandbox' });
     assert.ok(Number.isInteger(attempt.duration_ms) && attempt.duration_ms >= 0, `a duration in ms: ${attempt.duration_ms}`);
     assert.deepEqual(byTo[sim('complaint')].events.map((e: Record<string, unknown>) => [e.type, e.detail]), [['delivered', null], ['complained', 'abuse']]);
     const listed = byTo['listed@example.com'];

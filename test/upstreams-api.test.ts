@@ -502,6 +502,10 @@ describe('upstreams: /v1/upstreams', () => {
         waitFor(() => t.db.selectFrom('delivery_attempts').select(['upstream', 'provider', 'outcome']).where('message_id', '=', messageId).executeTakeFirst(), `an attempt at ${messageId}`);
       assert.deepEqual(await attemptOf(routed.json().data.message_id), { upstream: up.id, provider: 'smtp', outcome: 'accepted' });
       assert.deepEqual(await attemptOf(sandboxed.json().data.message_id), { upstream: 'server:sandbox', provider: 'sandbox', outcome: 'delivered' });
+      const shownAttempts = async (ws: Workspace | undefined, messageId: string) =>
+        (await call(ws, 'GET', `/v1/messages/${messageId}`)).json().data.recipients[0].attempts.map((a: { upstream: string; provider: string }) => [a.provider, a.upstream]);
+      assert.deepEqual(await shownAttempts(undefined, routed.json().data.message_id), [['smtp', up.id]], 'the message’s attempts name the upstream');
+      assert.deepEqual(await shownAttempts(ws, sandboxed.json().data.message_id), [['sandbox', 'server:sandbox']]);
       assert.equal(relay.received.length, received + 1, 'the routed send went through the workspace’s relay');
       assert.deepEqual(relay.received.at(-1)!.envelope.rcptTo.map((r) => r.address), ['routed@example.com']);
       const shown = (await call(undefined, 'GET', `/v1/upstreams/${up.id}`)).json().data;

@@ -1837,6 +1837,7 @@ export interface operations {
                                     /** @description `sandbox`, `smtp`, `ses`, or `inbound` for a soft bounce reported later. */
                                     provider: string;
                                     provider_message_id: string | null;
+                                    upstream: string | null;
                                 }[];
                                 note: string | null;
                             }[];
