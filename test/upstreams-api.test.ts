@@ -240,6 +240,17 @@ describe('upstreams: /v1/upstreams', () => {
       assert.deepEqual((await call(ws, 'GET', `/v1/upstreams/${up.id}`)).json().data, again.json().data);
     });
 
+    it('takes back the URL as GET shows it, its masked password standing for the stored one', async () => {
+      const ws = await t.newWorkspace();
+      const up = await created(ws, smtpBody());
+      const shown = (await call(ws, 'GET', `/v1/upstreams/${up.id}`)).json().data;
+      assert.match(shown.url, /:\*{8}@/);
+      const res = await call(ws, 'PATCH', `/v1/upstreams/${up.id}`, { url: shown.url, starttls: 'never' });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(opened((await row(up.id)).secret), RELAY.pass, 'the stored password, not the mask');
+      assert.equal((await testOf(ws, up.id)).ok, true);
+    });
+
     it('replaces the password with the URL’s, and refuses a new user without one', async () => {
       const ws = await t.newWorkspace();
       const up = await created(ws, smtpBody({ url: `smtp://${RELAY.user}:wrong-password@127.0.0.1:${relay.port}` }));
@@ -369,6 +380,24 @@ describe('upstreams: /v1/upstreams', () => {
       assert.equal(mismatch.ok, false);
       assert.match(mismatch.detail, /^SignatureDoesNotMatch: /);
       assert.ok(!mismatch.detail.includes('not-the-secret-access-key'));
+    });
+
+    it('says so when the credential was sealed under another key, and a PATCH giving it again mends it', async () => {
+      const ws = await t.newWorkspace();
+      const up = await created(ws, smtpBody());
+      const otherKey = loadConfig({ MAILROOM_SECRET_KEY: 'f'.repeat(64) }).secretKey;
+      await t.db.updateTable('upstreams').set({ secret: createSecretBox(otherKey, UPSTREAM_CREDENTIAL).seal(RELAY.pass) }).where('id', '=', up.id).execute();
+      const shown = await call(ws, 'GET', `/v1/upstreams/${up.id}`);
+      assert.deepEqual([shown.statusCode, shown.json().data.url], [200, up.url], 'still listed, masked as before');
+      const result = await testOf(ws, up.id);
+      assert.deepEqual(
+        [result.ok, result.detail],
+        [false, "The upstream's password or secret access key was encrypted under another key than this server's: give it again (PATCH /v1/upstreams/{id})"],
+      );
+      const renamed = await call(ws, 'PATCH', `/v1/upstreams/${up.id}`, { name: 'renamed' });
+      assert.deepEqual([renamed.statusCode, renamed.json().error], [400, `url names the user ${RELAY.user} without a password: give both (smtp://user:password@relay.example.com:587), or neither`]);
+      assert.equal((await call(ws, 'PATCH', `/v1/upstreams/${up.id}`, { url: relayUrl })).statusCode, 200);
+      assert.equal((await testOf(ws, up.id)).ok, true);
     });
 
     it('answers 404 for an unknown id', async () => {

@@ -9,6 +9,20 @@ const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 const EXAMPLE_URL = 'smtp://user:password@relay.example.com:587';
 const SES_FIELDS = ['region', 'access_key_id', 'secret_access_key', 'configuration_set', 'endpoint'] as const;
 const SMTP_FIELDS = ['url', 'starttls'] as const;
+/** How the API shows a relay's password: a URL sent back with it keeps the stored password. */
+export const MASKED_PASSWORD = '********';
+
+/** The URL without its password when the password is the mask (the URL as GET shows it). */
+function withoutMask(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.password !== MASKED_PASSWORD) return raw;
+    url.password = '';
+    return url.href;
+  } catch {
+    return raw; // smtpOf says what is wrong with it
+  }
+}
 
 /** The body of POST /v1/upstreams, and of PATCH (every field optional there), once its JSON types are checked. */
 export interface UpstreamInput {
@@ -105,7 +119,8 @@ export function parseUpstream(input: UpstreamInput): ParsedUpstream {
 
 /**
  * A PATCH applied to what is stored: fields left out keep their value, the secret included (an SMTP
- * `url` without a password keeps the stored one for the same user; a new user needs its password).
+ * `url` without a password, or with the mask GET shows, keeps the stored one for the same user; a new
+ * user needs its password).
  */
 export function patchUpstream(current: ParsedUpstream, input: UpstreamInput): ParsedUpstream {
   if (input.type !== undefined && input.type !== current.type) throw new ValidationError('type cannot be changed: add a new upstream instead');
@@ -113,7 +128,7 @@ export function patchUpstream(current: ParsedUpstream, input: UpstreamInput): Pa
   const name = input.name === undefined ? current.name : nameOf(input.name);
   if (current.type === 'smtp') {
     const settings = current.settings as SmtpUpstreamSettings;
-    const next = smtpOf({ url: input.url ?? settings.url, starttls: input.starttls ?? settings.starttls });
+    const next = smtpOf({ url: input.url === undefined ? settings.url : withoutMask(input.url), starttls: input.starttls ?? settings.starttls });
     const sameUser = new URL((next.settings as SmtpUpstreamSettings).url).username === new URL(settings.url).username;
     return withCredentials({ name, ...next, secret: next.secret ?? (sameUser ? current.secret : null) });
   }
