@@ -105,6 +105,14 @@ describe('webhook endpoints: /v1/webhooks', () => {
       assert.deepEqual((await created(ws, { url: PUBLIC_URL, events: ['complained'] })).events, ['complained']);
     });
 
+    it('subscribes to the opt-in upstream events only when named, after the message events', async () => {
+      const ws = await t.newWorkspace();
+      const data = await created(ws, { url: PUBLIC_URL, events: ['upstream.up', 'delivered', 'upstream.down'] });
+      assert.deepEqual(data.events, ['delivered', 'upstream.down', 'upstream.up']);
+      assert.deepEqual((await created(ws, { url: PUBLIC_URL, events: ['upstream.down'] })).events, ['upstream.down']);
+      assert.ok(!(await created(ws)).events.some((e) => e.startsWith('upstream.')), 'the default list leaves them out');
+    });
+
     it('keeps the URL as the URL standard writes it', async () => {
       const ws = await t.newWorkspace();
       assert.equal((await created(ws, { url: 'HTTP://93.184.216.34:8080' })).url, 'http://93.184.216.34:8080/');
@@ -122,8 +130,8 @@ describe('webhook endpoints: /v1/webhooks', () => {
       ['events that is not an array', { url: PUBLIC_URL, events: 'delivered' }, 'events must be an array'],
       ['an event that is not a string', { url: PUBLIC_URL, events: ['delivered', 7] }, 'events[1] must be a string'],
       ['no events', { url: PUBLIC_URL, events: [] }, 'events must not be empty: leave it out to receive every event'],
-      ['an unknown event', { url: PUBLIC_URL, events: ['delivered', 'opened'] }, 'events must contain only delivered, bounced, complained, suppressed, failed (got "opened")'],
-      ['an event in capitals', { url: PUBLIC_URL, events: ['DELIVERED'] }, 'events must contain only delivered, bounced, complained, suppressed, failed (got "DELIVERED")'],
+      ['an unknown event', { url: PUBLIC_URL, events: ['delivered', 'opened'] }, 'events must contain only delivered, bounced, complained, suppressed, failed, upstream.down, upstream.up (got "opened")'],
+      ['an event in capitals', { url: PUBLIC_URL, events: ['DELIVERED'] }, 'events must contain only delivered, bounced, complained, suppressed, failed, upstream.down, upstream.up (got "DELIVERED")'],
       ['a secret of its own', { url: PUBLIC_URL, secret: 'whsec_mine' }, 'secret is not a supported field'],
     ];
     for (const [name, body, error] of badBodies) {
