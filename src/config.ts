@@ -204,7 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: MAILROOM_PROVIDER's sandbox keeps every message on this machine and cannot be in a list with upstreams (got ${JSON.stringify(parsed.MAILROOM_PROVIDER)})`);
   }
   if (providers.includes('smtp') && parsed.SMTP_URL === undefined) {
-    throw new ConfigError('Invalid configuration: SMTP_URL is required when MAILROOM_PROVIDER is smtp');
+    throw new ConfigError(`Invalid configuration: SMTP_URL is required when MAILROOM_PROVIDER ${providers.length === 1 ? 'is smtp' : `names smtp (got ${JSON.stringify(parsed.MAILROOM_PROVIDER)})`}`);
   }
   if ((parsed.SUBMISSION_TLS_CERT === undefined) !== (parsed.SUBMISSION_TLS_KEY === undefined)) {
     const missing = parsed.SUBMISSION_TLS_CERT === undefined ? 'SUBMISSION_TLS_CERT' : 'SUBMISSION_TLS_KEY';
@@ -290,6 +290,7 @@ function describe(name: string, schemaMessage: string): string {
   }
   if (property && 'pattern' in property) {
     if (name === 'INBOUND_COMPLAINT_ADDRESS') return 'must be an e-mail address';
+    if (name === 'MAILROOM_PROVIDER') return 'must be one of sandbox, smtp, ses, or a comma-separated list of smtp and ses in the order to try them (ses,smtp)';
     const scheme = { DATABASE_URL: 'postgres://', REDIS_URL: 'redis://', SMTP_URL: 'smtp:// or smtps://' }[name];
     return `must be a ${scheme} URL`;
   }

@@ -115,7 +115,7 @@ describe('the mailroom command', () => {
     [{ PORT: '' }, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "")'],
     [{ PORT: '70000' }, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "70000")'],
     [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
-    [{ MAILROOM_PROVIDER: 'carrier-pigeon' }, 'Invalid configuration: MAILROOM_PROVIDER must be one of sandbox, smtp, ses (got "carrier-pigeon")'],
+    [{ MAILROOM_PROVIDER: 'carrier-pigeon' }, 'Invalid configuration: MAILROOM_PROVIDER must be one of sandbox, smtp, ses, or a comma-separated list of smtp and ses in the order to try them (ses,smtp) (got "carrier-pigeon")'],
     [{ MAILROOM_PROVIDER: 'smtp' }, 'Invalid configuration: SMTP_URL is required when MAILROOM_PROVIDER is smtp'],
     // Past a day the socket timers it sets would overflow and cut every connection at once.
     [{ HTTP_REQUEST_TIMEOUT_MS: '2147483647' }, 'Invalid configuration: HTTP_REQUEST_TIMEOUT_MS must be an integer from 10000 to 86400000 (got "2147483647")'],

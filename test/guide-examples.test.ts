@@ -1,8 +1,9 @@
 /**
  * The examples of the guides under docs/ run as written against one fresh
  * server in sandbox mode: only the ports differ (3000 and 587 may be taken, or
- * need root, on a test machine), and a placeholder id (`dom_…`) is the id the
- * example before it answered. Each test has a workspace of its own, its key in
+ * need root, on a test machine), a placeholder id (`dom_…`) is the id the
+ * example before it answered, and an upstream's host is a server of the test's
+ * on loopback (so the server takes loopback upstreams, UPSTREAM_ALLOW_PRIVATE). Each test has a workspace of its own, its key in
  * MAILROOM_API_KEY as the README's first send has the reader set it.
  */
 import assert from 'node:assert/strict';
@@ -19,6 +20,8 @@ import { docBlock, docBlocks, onPort, ROOT, runShell } from './helpers/doc-block
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { freePort } from './helpers/free-port.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
+import { startSesEmulator, type SesEmulator } from './helpers/ses-emulator.js';
+import { startSmtpSink, type SmtpSink } from './helpers/smtp-sink.js';
 
 /** curl prints bodies without a newline: the JSON envelopes of a block's output, back to back, one by one. */
 const envelopes = (output: string) => output.trim().split(/(?<=\})\s*(?=\{"success")/).map((body) => JSON.parse(body));
@@ -41,7 +44,7 @@ describe('the guides\' examples, as written', () => {
     submissionPort = await freePort();
     scratch = await mkdtemp(join(tmpdir(), 'mailroom-guides-'));
     app = await startServer(
-      loadConfig({ ...store.env, LOG_LEVEL: 'silent', PORT: '0', INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: String(submissionPort), DNS_SERVERS: dns.address }),
+      loadConfig({ ...store.env, LOG_LEVEL: 'silent', PORT: '0', INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: String(submissionPort), DNS_SERVERS: dns.address, UPSTREAM_ALLOW_PRIVATE: 'true' }),
     );
     port = (app.server.address() as { port: number }).port;
   });
@@ -121,6 +124,38 @@ describe('the guides\' examples, as written', () => {
     dns.setTxt(dkim.name, [dkim.value]);
     const [verified] = envelopes(await runShell(onPort(verify!, port).replace('dom_…', added.data.id), { env }));
     assert.equal(verified.data.status, 'verified');
+  });
+
+  it('docs/upstreams.md: a primary and a backup, each tested, then the domain routed through both', async () => {
+    const env = await workspace();
+    const block = docBlock('docs/upstreams.md', '## A primary and a backup');
+    // The guide's SES keys and relay credentials, known to the test's own SES emulator and relay.
+    const sesKeys = /"access_key_id": "(\w+)", "secret_access_key": "([^"]+)"/.exec(block);
+    const relayUrl = /"url": "(smtps:\/\/(\w+):([^@]+)@([^"]+))"/.exec(block);
+    assert.ok(sesKeys && relayUrl, block);
+    let ses: SesEmulator | undefined;
+    let relay: SmtpSink | undefined;
+    try {
+      [ses, relay] = await Promise.all([startSesEmulator({ keys: { [sesKeys[1]!]: sesKeys[2]! } }), startSmtpSink({ auth: { user: relayUrl[2]!, pass: relayUrl[3]! } })]);
+      const domain = (await (await fetch(`http://127.0.0.1:${port}/v1/domains`, {
+        method: 'POST',
+        headers: { 'x-api-key': env.MAILROOM_API_KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ domain: 'routed.example' }),
+      })).json()) as { data: { id: string } };
+      const script = onPort(block, port)
+        .replace('"region": "eu-west-1",', `"region": "eu-west-1", "endpoint": "${ses.url}",`)
+        // The test's relay speaks plain SMTP (no certificate to offer).
+        .replace(relayUrl[1]!, `smtp://${relayUrl[2]}:${relayUrl[3]}@127.0.0.1:${relay.port}`)
+        .replace('dom_…', domain.data.id);
+      const [primaryTest, backupTest, routed] = envelopes(await runShell(script, { env }));
+      assert.deepEqual([primaryTest.data.ok, backupTest.data.ok], [true, true], JSON.stringify([primaryTest, backupTest]));
+      const upstreams = (await api('/v1/upstreams', env)).data as unknown as { id: string; name: string; type: string }[];
+      assert.deepEqual(upstreams.map((u) => [u.name, u.type]), [['ses eu-west-1', 'ses'], ['backup relay', 'smtp']]);
+      assert.deepEqual(routed.data.upstream_ids, upstreams.map((u) => u.id), 'the primary first');
+      assert.deepEqual(relay.authenticated, [relayUrl[2]], 'the backup was authenticated against');
+    } finally {
+      await Promise.all([ses?.close(), relay?.close()]);
+    }
   });
 
   it('docs/api-keys.md: a sending key restricted to one domain', async () => {

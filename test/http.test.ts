@@ -58,7 +58,7 @@ describe('HTTP envelope and error mapping', () => {
     assert.equal(res.headers.allow, 'POST');
     const withId = await t.call('PUT', '/v1/domains/dom_123');
     assert.equal(withId.statusCode, 405);
-    assert.deepEqual(withId.headers.allow?.toString().split(', ').sort(), ['DELETE', 'GET', 'HEAD']);
+    assert.deepEqual(withId.headers.allow?.toString().split(', ').sort(), ['DELETE', 'GET', 'HEAD', 'PATCH']);
   });
 
   it('answers malformed JSON, an empty JSON body and a wrong content type in the envelope', async () => {

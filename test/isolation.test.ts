@@ -11,6 +11,7 @@ describe('workspace isolation', () => {
   let keyId: string;
   let webhookId: string;
   let webhookDeliveryId: string;
+  let upstreamId: string;
   before(async () => {
     t = await createTestApp({ RATE_LIMIT_OTHER_PER_MIN: '100000' });
     b = await t.newWorkspace('B');
@@ -19,6 +20,7 @@ describe('workspace isolation', () => {
     assert.equal((await t.call('POST', '/v1/suppressions', { body: { email: 'a-suppressed@example.com' } })).statusCode, 201);
     await t.call('POST', '/v1/send', { body: sendBody({ to: ['a-recipient@example.com'] }) });
     webhookId = (await t.call('POST', '/v1/webhooks', { body: { url: 'https://93.184.216.34/a-only' } })).json().data.id;
+    upstreamId = (await t.call('POST', '/v1/upstreams', { body: { name: 'a-only', type: 'smtp', url: 'smtp://a:a-password@93.184.216.34:587' } })).json().data.id;
     // A delivery as the fan-out writes it, so the retry endpoint names a real one of A's.
     webhookDeliveryId = newId('whd');
     const at = new Date().toISOString();
@@ -30,11 +32,12 @@ describe('workspace isolation', () => {
   after(() => t.close());
 
   // Every endpoint that names one of A's resources in its path, and how to name an unknown one instead.
-  const unknownId = (url: string) => url.replace(/(dom|key|wh)_[0-9a-z]+/, '$1_01jzzzzzzzzzzzzzzzzzzzzzzz');
+  const unknownId = (url: string) => url.replace(/(dom|key|wh|ups)_[0-9a-z]+/, '$1_01jzzzzzzzzzzzzzzzzzzzzzzz');
   const unknownDelivery = (url: string) => url.replace(/whd_[0-9a-z]+/, 'whd_01jzzzzzzzzzzzzzzzzzzzzzzz');
   const unknownEmail = (url: string) => url.replace(/[^/]+$/, 'nobody%40example.com');
-  const byId: [string, () => string, (url: string) => string, string][] = [
+  const byId: [string, () => string, (url: string) => string, string, unknown?][] = [
     ['GET /v1/domains/{id}', () => `/v1/domains/${domainId}`, unknownId, 'Domain not found'],
+    ['PATCH /v1/domains/{id}', () => `/v1/domains/${domainId}`, unknownId, 'Domain not found', { upstream_ids: [] }],
     ['DELETE /v1/domains/{id}', () => `/v1/domains/${domainId}`, unknownId, 'Domain not found'],
     ['POST /v1/domains/{id}/verify', () => `/v1/domains/${domainId}/verify`, unknownId, 'Domain not found'],
     ['DELETE /v1/api-keys/{id}', () => `/v1/api-keys/${keyId}`, unknownId, 'API key not found'],
@@ -44,15 +47,19 @@ describe('workspace isolation', () => {
     ['DELETE /v1/webhooks/{id}', () => `/v1/webhooks/${webhookId}`, unknownId, 'Webhook not found'],
     ['POST /v1/webhooks/{id}/rotate-secret', () => `/v1/webhooks/${webhookId}/rotate-secret`, unknownId, 'Webhook not found'],
     ['POST /v1/webhooks/{id}/deliveries/{delivery_id}/retry', () => `/v1/webhooks/${webhookId}/deliveries/${webhookDeliveryId}/retry`, unknownId, 'Webhook not found'],
+    ['GET /v1/upstreams/{id}', () => `/v1/upstreams/${upstreamId}`, unknownId, 'Upstream not found'],
+    ['PATCH /v1/upstreams/{id}', () => `/v1/upstreams/${upstreamId}`, unknownId, 'Upstream not found', { name: 'renamed by B' }],
+    ['DELETE /v1/upstreams/{id}', () => `/v1/upstreams/${upstreamId}`, unknownId, 'Upstream not found'],
+    ['POST /v1/upstreams/{id}/test', () => `/v1/upstreams/${upstreamId}/test`, unknownId, 'Upstream not found'],
   ];
-  for (const [name, url, unknownUrl, error] of byId) {
+  for (const [name, url, unknownUrl, error, body] of byId) {
     it(`${name} answers 404 to another workspace's key, exactly as for an unknown id`, async () => {
       const [method] = name.split(' ');
-      const res = await t.call(method!, url(), { key: b.apiKey });
+      const res = await t.call(method!, url(), { key: b.apiKey, body });
       assert.equal(res.statusCode, 404);
       assert.deepEqual(res.json(), { success: false, error });
       assert.notEqual(unknownUrl(url()), url());
-      const unknown = await t.call(method!, unknownUrl(url()), { key: b.apiKey });
+      const unknown = await t.call(method!, unknownUrl(url()), { key: b.apiKey, body });
       assert.deepEqual([unknown.statusCode, unknown.json()], [404, { success: false, error }]);
     });
   }
@@ -67,7 +74,7 @@ describe('workspace isolation', () => {
     assert.equal((await t.call('DELETE', `/v1/webhooks/${own}`, { key: b.apiKey })).statusCode, 200);
   });
 
-  it('leaves A\'s domain, key and suppression untouched after B\'s attempts', async () => {
+  it('leaves A\'s domain, key, suppression, webhook and upstream untouched after B\'s attempts', async () => {
     const shown = await t.call('GET', `/v1/domains/${domainId}`);
     assert.equal(shown.statusCode, 200);
     assert.equal(shown.json().data.last_checked_at, null, 'B\'s verify attempt did not run a check');
@@ -77,9 +84,11 @@ describe('workspace isolation', () => {
     const webhook = (await t.call('GET', `/v1/webhooks/${webhookId}`)).json().data;
     assert.deepEqual(webhook.deliveries.map((d: { id: string; state: string }) => [d.id, d.state]), [[webhookDeliveryId, 'failed']], 'B\'s retry changed nothing');
     assert.equal(webhook.updated_at, webhook.created_at, 'B\'s rotation changed nothing');
+    const upstream = (await t.call('GET', `/v1/upstreams/${upstreamId}`)).json().data;
+    assert.deepEqual([upstream.name, upstream.updated_at], ['a-only', upstream.created_at], 'B\'s change changed nothing');
   });
 
-  it('shows B none of A\'s domains, keys, logs, stats, suppressions or webhooks', async () => {
+  it('shows B none of A\'s domains, keys, logs, stats, suppressions, webhooks or upstreams', async () => {
     assert.deepEqual((await t.call('GET', '/v1/domains', { key: b.apiKey })).json().data, []);
     const keys = (await t.call('GET', '/v1/api-keys', { key: b.apiKey })).json().data;
     assert.deepEqual(keys.map((k: { name: string }) => k.name), ['default']);
@@ -92,6 +101,8 @@ describe('workspace isolation', () => {
     assert.equal((await t.call('GET', '/v1/suppressions')).headers['x-total-count'], '1');
     assert.deepEqual((await t.call('GET', '/v1/webhooks', { key: b.apiKey })).json().data, []);
     assert.equal((await t.call('GET', '/v1/webhooks')).json().data.length, 1);
+    assert.deepEqual((await t.call('GET', '/v1/upstreams', { key: b.apiKey })).json().data, []);
+    assert.equal((await t.call('GET', '/v1/upstreams')).json().data.length, 1);
   });
 
   it('does not let B send from A\'s verified domain', async () => {

@@ -9,6 +9,7 @@ import { createBacklogRepository } from '../src/observability/backlog-repository
 import { storeKindOfDb } from '../src/db/database.js';
 import { loadConfig } from '../src/config.js';
 import { createMetrics } from '../src/observability/metrics.js';
+import { BREAKER_RULE } from '../src/delivery/index.js';
 import { openMigratedDatabase } from '../src/composition/store-runtime.js';
 import { freshStore } from './helpers/test-store.js';
 import { freePort } from './helpers/free-port.js';
@@ -123,21 +124,25 @@ describe('GET /metrics', () => {
     assert.equal(valueOf(samples, 'mailroom_webhook_backlog_deliveries'), 0);
   });
 
-  it('names every upstream in mailroom_upstream_up, 1 while it takes mail and 0 while the circuit breaker holds it down', async () => {
-    const t = await createTestApp({ ...LIMITS, UPSTREAM_ALLOW_PRIVATE: 'true' });
+  it('reads mailroom_upstream_up from the breaker\'s state in the store: 0 while an upstream is held down, 1 otherwise', async () => {
+    const t = await createTestApp(LIMITS);
     cleanups.push(() => t.close());
-    const created = await t.call('POST', '/v1/upstreams', { body: { name: 'Backup relay', type: 'smtp', url: 'smtp://127.0.0.1:2525' } });
-    assert.equal(created.statusCode, 201, created.body);
-    const id = (created.json() as { data: { id: string } }).data.id;
-    let samples = await scrape(t);
-    assert.equal(valueOf(samples, 'mailroom_upstream_up', { upstream: 'server:sandbox' }), 1);
-    assert.equal(valueOf(samples, 'mailroom_upstream_up', { upstream: id }), 1);
-    // As five failures of its own within a minute leave it (delivery/upstream-health-repository.ts).
-    const now = new Date().toISOString();
-    await t.db.insertInto('upstream_health').values({ key: id, failures: 5, window_started_at: now, down_until: new Date(Date.now() + 30_000).toISOString(), probe_until: null, last_error: 'connect ECONNREFUSED', last_error_at: now, changed_at: now }).execute();
-    samples = await scrape(t);
-    assert.equal(valueOf(samples, 'mailroom_upstream_up', { upstream: id }), 0);
-    assert.equal(valueOf(samples, 'mailroom_upstream_up', { upstream: 'server:sandbox' }), 1);
+    const upstreamsOf = (samples: Sample[]) =>
+      Object.fromEntries(samples.filter((s) => s.name === 'mailroom_upstream_up').map((s) => [s.labels.upstream, s.value]));
+    assert.deepEqual(upstreamsOf(await scrape(t)), { 'server:sandbox': 1 }, 'MAILROOM_PROVIDER\'s upstream, never failed');
+    const add = async (name: string) =>
+      (await t.call('POST', '/v1/upstreams', { body: { name, type: 'smtp', url: 'smtp://mailroom:password@93.184.216.34:587' } })).json().data.id as string;
+    const [primary, backup] = [await add('primary'), await add('backup')];
+    assert.deepEqual(upstreamsOf(await scrape(t)), { 'server:sandbox': 1, [primary]: 1, [backup]: 1 });
+    // As the breaker records them (delivery/upstream-breaker.ts): five failures of its own within the window.
+    const now = Date.now();
+    for (let i = 0; i < BREAKER_RULE.failures; i++) await t.store.upstreamHealth.recordFailure(primary, '421 4.3.2 Service not available', now + i, BREAKER_RULE, false);
+    await t.store.upstreamHealth.recordFailure(backup, 'connect ECONNREFUSED', now, BREAKER_RULE, false);
+    assert.deepEqual(upstreamsOf(await scrape(t)), { 'server:sandbox': 1, [primary]: 0, [backup]: 1 }, 'one failure degrades, it does not take an upstream down');
+    await t.store.upstreamHealth.recordSuccess(primary, now + 40_000);
+    assert.deepEqual(upstreamsOf(await scrape(t)), { 'server:sandbox': 1, [primary]: 1, [backup]: 1 });
+    assert.equal((await t.call('DELETE', `/v1/upstreams/${backup}`)).statusCode, 200);
+    assert.deepEqual(upstreamsOf(await scrape(t)), { 'server:sandbox': 1, [primary]: 1 }, 'a deleted upstream leaves the scrape');
   });
 
   it('leaves the store-wide gauges out of a scrape the store did not answer, with mailroom_store_up 0', async () => {
@@ -146,6 +151,8 @@ describe('GET /metrics', () => {
     const db = await openMigratedDatabase(loadConfig({ ...store.env, LOG_LEVEL: 'silent' }));
     const metrics = createMetrics({ db, processMetrics: false });
     const gauges = ['mailroom_delivery_queue_jobs', 'mailroom_delivery_queue_oldest_due_age_seconds', 'mailroom_webhook_backlog_deliveries', 'mailroom_ses_events_overdue'];
+    const metricsWithUpstreams = createMetrics({ db, processMetrics: false, serverUpstreams: ['server:smtp'] });
+    assert.equal(valueOf(parseMetrics(await metricsWithUpstreams.scrape()), 'mailroom_upstream_up', { upstream: 'server:smtp' }), 1);
     const up = parseMetrics(await metrics.scrape());
     assert.equal(valueOf(up, 'mailroom_store_up'), 1);
     for (const name of gauges) assert.equal(valueOf(up, name), 0, name);
@@ -155,6 +162,8 @@ describe('GET /metrics', () => {
     assert.equal(valueOf(down, 'mailroom_store_up'), 0);
     // Not 0, which would read as an empty queue.
     for (const name of gauges) assert.ok(!down.some((sample) => sample.name === name), `${name} left out`);
+    const downWithUpstreams = parseMetrics(await metricsWithUpstreams.scrape());
+    assert.ok(!downWithUpstreams.some((sample) => sample.name === 'mailroom_upstream_up'), 'mailroom_upstream_up left out, not read as 1 or 0');
   });
 
   it('reads the store-wide gauges off the claim indexes, never scanning a table', async () => {

@@ -105,6 +105,14 @@ describe('webhook endpoints: /v1/webhooks', () => {
       assert.deepEqual((await created(ws, { url: PUBLIC_URL, events: ['complained'] })).events, ['complained']);
     });
 
+    it('subscribes to the opt-in upstream events only when named, after the message events', async () => {
+      const ws = await t.newWorkspace();
+      const data = await created(ws, { url: PUBLIC_URL, events: ['upstream.up', 'delivered', 'upstream.down'] });
+      assert.deepEqual(data.events, ['delivered', 'upstream.down', 'upstream.up']);
+      assert.deepEqual((await created(ws, { url: PUBLIC_URL, events: ['upstream.down'] })).events, ['upstream.down']);
+      assert.ok(!(await created(ws)).events.some((e) => e.startsWith('upstream.')), 'the default list leaves them out');
+    });
+
     it('keeps the URL as the URL standard writes it', async () => {
       const ws = await t.newWorkspace();
       assert.equal((await created(ws, { url: 'HTTP://93.184.216.34:8080' })).url, 'http://93.184.216.34:8080/');

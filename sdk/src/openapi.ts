@@ -208,7 +208,8 @@ export interface paths {
         delete: operations["deleteDomain"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Set the domain's route through the workspace's upstreams */
+        patch: operations["updateDomain"];
         trace?: never;
     };
     "/v1/domains/{id}/verify": {
@@ -222,6 +223,60 @@ export interface paths {
         put?: never;
         /** Look the domain's records up over DNS */
         post: operations["verifyDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/upstreams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's upstreams, with their health */
+        get: operations["listUpstreams"];
+        put?: never;
+        /** Add an SMTP relay or an SES account */
+        post: operations["createUpstream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/upstreams/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An upstream and its health */
+        get: operations["getUpstream"];
+        put?: never;
+        post?: never;
+        /** Delete an upstream no domain routes through */
+        delete: operations["deleteUpstream"];
+        options?: never;
+        head?: never;
+        /** Change an upstream */
+        patch: operations["updateUpstream"];
+        trace?: never;
+    };
+    "/v1/upstreams/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Connect and authenticate, sending nothing */
+        post: operations["testUpstream"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1782,6 +1837,7 @@ export interface operations {
                                     /** @description `sandbox`, `smtp`, `ses`, or `inbound` for a soft bounce reported later. */
                                     provider: string;
                                     provider_message_id: string | null;
+                                    upstream: string | null;
                                 }[];
                                 note: string | null;
                             }[];
@@ -2735,6 +2791,8 @@ export interface operations {
                                     error?: string;
                                 };
                             }[];
+                            /** @description The workspace's upstreams a send from the domain goes through, in order (docs/upstreams.md); empty: the server's. */
+                            upstream_ids: string[];
                         };
                     };
                 };
@@ -3018,6 +3076,8 @@ export interface operations {
                                     error?: string;
                                 };
                             }[];
+                            /** @description The workspace's upstreams a send from the domain goes through, in order (docs/upstreams.md); empty: the server's. */
+                            upstream_ids: string[];
                         };
                     };
                 };
@@ -3464,6 +3524,297 @@ export interface operations {
             };
         };
     };
+    updateDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    upstream_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description dom_… */
+                            id: string;
+                            domain: string;
+                            /** @enum {string} */
+                            status: "pending" | "verified" | "failed";
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            verified_at: string | null;
+                            last_checked_at: string | null;
+                            error: string | null;
+                            records: {
+                                /** @enum {string} */
+                                type: "TXT" | "MX";
+                                name: string;
+                                value: string;
+                                /** @description MX only. */
+                                priority?: number;
+                                /** @enum {string} */
+                                purpose: "dkim" | "spf" | "return_path_mx" | "return_path_spf" | "dmarc";
+                                check?: {
+                                    found: boolean;
+                                    matches: boolean;
+                                    values: string[];
+                                    error?: string;
+                                };
+                            }[];
+                            /** @description The workspace's upstreams a send from the domain goes through, in order (docs/upstreams.md); empty: the server's. */
+                            upstream_ids: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
     verifyDomain: {
         parameters: {
             query?: never;
@@ -3517,6 +3868,1666 @@ export interface operations {
                                     error?: string;
                                 };
                             }[];
+                            /** @description The workspace's upstreams a send from the domain goes through, in order (docs/upstreams.md); empty: the server's. */
+                            upstream_ids: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    listUpstreams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description ups_… */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            type: "smtp" | "ses";
+                            /** @description smtp: the URL, its password masked. */
+                            url?: string;
+                            /** @enum {string} */
+                            starttls?: "opportunistic" | "required" | "never";
+                            region?: string;
+                            /** @description ses: masked. */
+                            access_key_id?: string;
+                            configuration_set?: string | null;
+                            endpoint?: string | null;
+                            /** @enum {string} */
+                            health: "healthy" | "degraded" | "down";
+                            last_error: string | null;
+                            last_error_at: string | null;
+                            /** @description Attempts through it in the last hour, by outcome (a failed-over try counts as temporary). */
+                            last_hour: {
+                                attempts: number;
+                                accepted: number;
+                                temporary: number;
+                                permanent: number;
+                                failed: number;
+                            };
+                            /** @description The domains routed through it. */
+                            domains: {
+                                id: string;
+                                domain: string;
+                            }[];
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    createUpstream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @enum {string} */
+                    type: "smtp" | "ses";
+                    /** @description smtp: smtp://user:password@relay.example.com:587, or smtps:// for TLS from the start. */
+                    url?: string;
+                    /**
+                     * @description smtp: STARTTLS when offered (default), always, or never.
+                     * @enum {string}
+                     */
+                    starttls?: "opportunistic" | "required" | "never";
+                    region?: string;
+                    access_key_id?: string;
+                    secret_access_key?: string;
+                    configuration_set?: string | null;
+                    endpoint?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description ups_… */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            type: "smtp" | "ses";
+                            /** @description smtp: the URL, its password masked. */
+                            url?: string;
+                            /** @enum {string} */
+                            starttls?: "opportunistic" | "required" | "never";
+                            region?: string;
+                            /** @description ses: masked. */
+                            access_key_id?: string;
+                            configuration_set?: string | null;
+                            endpoint?: string | null;
+                            /** @enum {string} */
+                            health: "healthy" | "degraded" | "down";
+                            last_error: string | null;
+                            last_error_at: string | null;
+                            /** @description Attempts through it in the last hour, by outcome (a failed-over try counts as temporary). */
+                            last_hour: {
+                                attempts: number;
+                                accepted: number;
+                                temporary: number;
+                                permanent: number;
+                                failed: number;
+                            };
+                            /** @description The domains routed through it. */
+                            domains: {
+                                id: string;
+                                domain: string;
+                            }[];
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    getUpstream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description ups_… */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            type: "smtp" | "ses";
+                            /** @description smtp: the URL, its password masked. */
+                            url?: string;
+                            /** @enum {string} */
+                            starttls?: "opportunistic" | "required" | "never";
+                            region?: string;
+                            /** @description ses: masked. */
+                            access_key_id?: string;
+                            configuration_set?: string | null;
+                            endpoint?: string | null;
+                            /** @enum {string} */
+                            health: "healthy" | "degraded" | "down";
+                            last_error: string | null;
+                            last_error_at: string | null;
+                            /** @description Attempts through it in the last hour, by outcome (a failed-over try counts as temporary). */
+                            last_hour: {
+                                attempts: number;
+                                accepted: number;
+                                temporary: number;
+                                permanent: number;
+                                failed: number;
+                            };
+                            /** @description The domains routed through it. */
+                            domains: {
+                                id: string;
+                                domain: string;
+                            }[];
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteUpstream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    updateUpstream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @enum {string} */
+                    type?: "smtp" | "ses";
+                    /** @description smtp: smtp://user:password@relay.example.com:587, or smtps:// for TLS from the start. */
+                    url?: string;
+                    /**
+                     * @description smtp: STARTTLS when offered (default), always, or never.
+                     * @enum {string}
+                     */
+                    starttls?: "opportunistic" | "required" | "never";
+                    region?: string;
+                    access_key_id?: string;
+                    secret_access_key?: string;
+                    configuration_set?: string | null;
+                    endpoint?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description ups_… */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            type: "smtp" | "ses";
+                            /** @description smtp: the URL, its password masked. */
+                            url?: string;
+                            /** @enum {string} */
+                            starttls?: "opportunistic" | "required" | "never";
+                            region?: string;
+                            /** @description ses: masked. */
+                            access_key_id?: string;
+                            configuration_set?: string | null;
+                            endpoint?: string | null;
+                            /** @enum {string} */
+                            health: "healthy" | "degraded" | "down";
+                            last_error: string | null;
+                            last_error_at: string | null;
+                            /** @description Attempts through it in the last hour, by outcome (a failed-over try counts as temporary). */
+                            last_hour: {
+                                attempts: number;
+                                accepted: number;
+                                temporary: number;
+                                permanent: number;
+                                failed: number;
+                            };
+                            /** @description The domains routed through it. */
+                            domains: {
+                                id: string;
+                                domain: string;
+                            }[];
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    testUpstream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            ok: boolean;
+                            detail: string;
+                            duration_ms: number;
                         };
                     };
                 };
@@ -5461,7 +7472,7 @@ export interface operations {
                             /** @description wh_… */
                             id: string;
                             url: string;
-                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed")[];
+                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed" | "upstream.down" | "upstream.up")[];
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
                             created_at: string;
                             masked_secret: string | null;
@@ -5666,7 +7677,7 @@ export interface operations {
                             /** @description wh_… */
                             id: string;
                             url: string;
-                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed")[];
+                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed" | "upstream.down" | "upstream.up")[];
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
                             created_at: string;
                             /** @description whsec_…: shown only here and at rotation. */
@@ -5909,7 +7920,7 @@ export interface operations {
                             /** @description wh_… */
                             id: string;
                             url: string;
-                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed")[];
+                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed" | "upstream.down" | "upstream.up")[];
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
                             created_at: string;
                             masked_secret: string | null;

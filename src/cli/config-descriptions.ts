@@ -93,13 +93,13 @@ export const CONFIG_DESCRIPTIONS: Record<ConfigVariable, ConfigDescription> = {
   },
   MAILROOM_SECRET_KEY: {
     meaning:
-      '32 bytes, as 64 hex digits or base64 (`openssl rand -base64 32`): DKIM private keys, webhook secrets and the return-path key are stored encrypted with it (AES-256-GCM); unset, the key is `$MAILROOM_DATA_DIR/secret.key`, made on the first start. Keep it: secrets stored under it cannot be read without it. Never printed ([Secrets at rest](secrets-and-backups.md#secrets-at-rest))',
+      '32 bytes, as 64 hex digits or base64 (`openssl rand -base64 32`): DKIM private keys, webhook secrets, the passwords and secret access keys of upstreams, and the return-path key are stored encrypted with it (AES-256-GCM); unset, the key is `$MAILROOM_DATA_DIR/secret.key`, made on the first start. Keep it: secrets stored under it cannot be read without it. Never printed ([Secrets at rest](secrets-and-backups.md#secrets-at-rest))',
   },
   WEBHOOK_ALLOW_PRIVATE: {
     meaning: '`true` lets webhook URLs point to loopback, private, link-local and other non-public addresses (tests, closed networks)',
   },
   UPSTREAM_ALLOW_PRIVATE: {
-    meaning: "`true` lets a workspace's SMTP upstream point to loopback, private, link-local and other non-public addresses (tests, closed networks) ([Upstreams](upstreams.md))",
+    meaning: "`true` lets a workspace's SMTP upstream (and an SES upstream's `endpoint`) point to loopback, private, link-local and other non-public addresses (tests, closed networks) ([Upstreams](upstreams.md))",
   },
   WEBHOOK_RETRY_BASE_MS: {
     meaning: 'first wait before re-posting a webhook that failed; then twice and four times that (plus up to a quarter at random), three retries in all ([Webhooks](events-and-webhooks.md))',

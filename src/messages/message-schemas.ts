@@ -22,7 +22,7 @@ const Attempt = Type.Object(
     duration_ms: Nullable(Type.Integer()),
     provider: Type.String({ description: '`sandbox`, `smtp`, `ses`, or `inbound` for a soft bounce reported later.' }),
     provider_message_id: Nullable(Type.String({ description: "The upstream's own id for the hand-over (SES's MessageId); null where the upstream gives none." })),
-    upstream: Nullable(Type.String({ description: "Which upstream carried it: a workspace upstream's id (`ups_…`) or `server:<provider>` for MAILROOM_PROVIDER's; null when there was no hand-over (docs/upstreams.md)." })),
+    upstream: Nullable(Type.String({ description: "The upstream it went to: a workspace's `ups_…`, or `server:smtp`, `server:ses`, `server:sandbox` for MAILROOM_PROVIDER's (docs/upstreams.md); null when nothing was handed over (suppressed, not built) and for a soft bounce reported later." })),
   },
   { additionalProperties: false },
 );

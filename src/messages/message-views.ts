@@ -25,7 +25,7 @@ export interface AttemptView {
   provider: string;
   /** The upstream's own id for the hand-over (SES's MessageId), or null. */
   provider_message_id: string | null;
-  /** Which upstream it went to (`ups_…`, `server:smtp`), or null when there was no hand-over. */
+  /** The upstream it went to: a workspace's `ups_…`, or `server:smtp` (`server:ses`, `server:sandbox`) for MAILROOM_PROVIDER's; null when nothing was handed over (suppressed, not built) and for a soft bounce reported later. */
   upstream: string | null;
 }
 
@@ -58,7 +58,7 @@ export function attemptView(row: DeliveryAttemptsTable): AttemptView {
     duration_ms: row.duration_ms === null ? null : Number(row.duration_ms),
     provider: row.provider,
     provider_message_id: row.provider_message_id,
-    upstream: row.upstream,
+    upstream: row.upstream ?? null,
   };
 }
 

@@ -6,6 +6,23 @@ import { nonPublicReason, systemResolver, type HostResolver } from '../webhooks/
 export const MAX_UPSTREAM_NAME_LENGTH = 100;
 export const STARTTLS_POLICIES = ['opportunistic', 'required', 'never'] as const satisfies readonly StartTlsPolicy[];
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+const EXAMPLE_URL = 'smtp://user:password@relay.example.com:587';
+const SES_FIELDS = ['region', 'access_key_id', 'secret_access_key', 'configuration_set', 'endpoint'] as const;
+const SMTP_FIELDS = ['url', 'starttls'] as const;
+/** How the API shows a relay's password: a URL sent back with it keeps the stored password. */
+export const MASKED_PASSWORD = '********';
+
+/** The URL without its password when the password is the mask (the URL as GET shows it). */
+function withoutMask(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.password !== MASKED_PASSWORD) return raw;
+    url.password = '';
+    return url.href;
+  } catch {
+    return raw; // smtpOf says what is wrong with it
+  }
+}
 
 /** The body of POST /v1/upstreams, and of PATCH (every field optional there), once its JSON types are checked. */
 export interface UpstreamInput {
@@ -37,19 +54,26 @@ function nameOf(name: string | undefined): string {
 }
 
 function smtpOf(input: UpstreamInput): Omit<ParsedUpstream, 'name'> {
-  if (input.url === undefined) throw new ValidationError('url is required for an smtp upstream (smtp://user:password@relay.example.com:587)');
+  if (input.url === undefined) throw new ValidationError(`url is required for an smtp upstream (${EXAMPLE_URL})`);
   let url: URL;
   try {
     url = new URL(input.url);
   } catch {
-    throw new ValidationError('url must be an smtp:// or smtps:// URL, such as smtp://user:password@relay.example.com:587');
+    throw new ValidationError(`url must be an smtp:// or smtps:// URL, such as ${EXAMPLE_URL}`);
   }
   if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ValidationError(`url must be an smtp:// or smtps:// URL (got ${url.protocol.slice(0, -1)})`);
   if (url.hostname === '') throw new ValidationError('url must name a host');
   if ((url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '') throw new ValidationError('url must be only scheme, user, password, host and port');
   const starttls = (input.starttls ?? 'opportunistic') as StartTlsPolicy;
   if (!STARTTLS_POLICIES.includes(starttls)) throw new ValidationError(`starttls must be one of ${STARTTLS_POLICIES.join(', ')}`);
-  const secret = url.password === '' ? null : decodeURIComponent(url.password);
+  let secret: string | null;
+  try {
+    decodeURIComponent(url.username);
+    secret = url.password === '' ? null : decodeURIComponent(url.password);
+  } catch {
+    throw new ValidationError('url must percent-encode its user and password (a % as %25)');
+  }
+  if (url.username === '' && secret !== null) throw new ValidationError(`url has a password but no user: give both (${EXAMPLE_URL}), or neither`);
   url.password = '';
   const port = url.port || (url.protocol === 'smtps:' ? '465' : '587');
   const user = url.username === '' ? '' : `${url.username}@`;
@@ -71,32 +95,42 @@ function sesOf(input: UpstreamInput): Omit<ParsedUpstream, 'name'> {
   };
 }
 
+/** AUTH needs both: a user without a password would authenticate with an empty one. */
+function withCredentials(parsed: ParsedUpstream): ParsedUpstream {
+  if (parsed.type !== 'smtp' || parsed.secret !== null) return parsed;
+  const user = new URL((parsed.settings as SmtpUpstreamSettings).url).username;
+  if (user !== '') throw new ValidationError(`url names the user ${decodeURIComponent(user)} without a password: give both (${EXAMPLE_URL}), or neither`);
+  return parsed;
+}
+
+/** Fields of the other type are refused rather than ignored: a caller who sends them expects them to count. */
+function assertFieldsOf(type: UpstreamsTable['type'], input: UpstreamInput): void {
+  if (type === 'smtp' && SES_FIELDS.some((field) => input[field] !== undefined)) throw new ValidationError('region, access_key_id, secret_access_key, configuration_set and endpoint are for an ses upstream');
+  if (type === 'ses' && SMTP_FIELDS.some((field) => input[field] !== undefined)) throw new ValidationError('url and starttls are for an smtp upstream');
+}
+
 /** A new upstream from POST /v1/upstreams's body. */
 export function parseUpstream(input: UpstreamInput): ParsedUpstream {
   const name = nameOf(input.name);
-  if (input.type === 'smtp') {
-    if (input.region !== undefined || input.access_key_id !== undefined || input.secret_access_key !== undefined) throw new ValidationError('region, access_key_id and secret_access_key are for an ses upstream');
-    return { name, ...smtpOf(input) };
-  }
-  if (input.type === 'ses') {
-    if (input.url !== undefined || input.starttls !== undefined) throw new ValidationError('url and starttls are for an smtp upstream');
-    return { name, ...sesOf(input) };
-  }
-  throw new ValidationError('type must be smtp or ses');
+  if (input.type !== 'smtp' && input.type !== 'ses') throw new ValidationError('type must be smtp or ses');
+  assertFieldsOf(input.type, input);
+  return withCredentials({ name, ...(input.type === 'smtp' ? smtpOf(input) : sesOf(input)) });
 }
 
 /**
  * A PATCH applied to what is stored: fields left out keep their value, the secret included (an SMTP
- * `url` without a password keeps the stored one for the same user; a new user needs its password).
+ * `url` without a password, or with the mask GET shows, keeps the stored one for the same user; a new
+ * user needs its password).
  */
 export function patchUpstream(current: ParsedUpstream, input: UpstreamInput): ParsedUpstream {
   if (input.type !== undefined && input.type !== current.type) throw new ValidationError('type cannot be changed: add a new upstream instead');
+  assertFieldsOf(current.type, input);
   const name = input.name === undefined ? current.name : nameOf(input.name);
   if (current.type === 'smtp') {
     const settings = current.settings as SmtpUpstreamSettings;
-    const next = smtpOf({ url: input.url ?? settings.url, starttls: input.starttls ?? settings.starttls });
+    const next = smtpOf({ url: input.url === undefined ? settings.url : withoutMask(input.url), starttls: input.starttls ?? settings.starttls });
     const sameUser = new URL((next.settings as SmtpUpstreamSettings).url).username === new URL(settings.url).username;
-    return { name, ...next, secret: next.secret ?? (sameUser ? current.secret : null) };
+    return withCredentials({ name, ...next, secret: next.secret ?? (sameUser ? current.secret : null) });
   }
   const settings = current.settings as SesUpstreamSettings;
   return {

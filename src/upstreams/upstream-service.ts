@@ -7,7 +7,7 @@ import { newId, nowIso } from '../lib/ids.js';
 import { isUniqueViolation } from '../db/unique-violation.js';
 import { createSecretBox, SecretBoxError, UPSTREAM_CREDENTIAL } from '../lib/secret-box.js';
 import type { HostResolver } from '../webhooks/index.js';
-import { assertPublicRelay, parseUpstream, patchUpstream, type ParsedUpstream, type UpstreamInput } from './upstream-input.js';
+import { assertPublicRelay, MASKED_PASSWORD, parseUpstream, patchUpstream, type ParsedUpstream, type UpstreamInput } from './upstream-input.js';
 import type { UpstreamRow } from './upstreams-repository.js';
 
 const HOUR_MS = 3_600_000;
@@ -71,7 +71,7 @@ export function createUpstreamService(store: Store, config: Pick<Config, 'secret
       const settings = JSON.parse(row.settings) as SmtpUpstreamSettings & SesUpstreamSettings;
       const shown =
         row.type === 'smtp'
-          ? { url: row.secret === null ? settings.url : settings.url.replace(/^(smtps?:\/\/[^@/]*)@/, '$1:********@'), starttls: settings.starttls }
+          ? { url: row.secret === null ? settings.url : settings.url.replace(/^(smtps?:\/\/[^@/]*)@/, `$1:${MASKED_PASSWORD}@`), starttls: settings.starttls }
           : { region: settings.region, access_key_id: mask(settings.access_key_id), configuration_set: settings.configuration_set, endpoint: settings.endpoint };
       return {
         id: row.id,
@@ -161,14 +161,21 @@ export function createUpstreamService(store: Store, config: Pick<Config, 'secret
       const row = await findOrThrow(workspaceId, id);
       await assertPublicRelay(parsedOf({ ...row, secret: null }), config.upstreamAllowPrivate, options.resolveHost);
       const started = performance.now();
-      const provider = providerForUpstream(row, { secretKey: config.secretKey, store, slots: () => ({ claim: async () => 0, close: async () => undefined }), logger: { info: () => undefined, warn: () => undefined } });
+      const took = () => Math.round(performance.now() - started);
+      let provider;
+      try {
+        provider = providerForUpstream(row, { secretKey: config.secretKey, store, slots: () => ({ claim: async () => 0, close: async () => undefined }), logger: { info: () => undefined, warn: () => undefined } });
+      } catch (error) {
+        if (!(error instanceof SecretBoxError)) throw error;
+        return { ok: false, detail: "The upstream's password or secret access key was encrypted under another key than this server's: give it again (PATCH /v1/upstreams/{id})", duration_ms: took() };
+      }
       try {
         await provider.verify!();
         const detail = row.type === 'smtp' ? 'Connected, greeted and authenticated: the relay takes Mailroom’s session' : 'SES answered GetAccount with these credentials';
-        return { ok: true, detail, duration_ms: Math.round(performance.now() - started) };
+        return { ok: true, detail, duration_ms: took() };
       } catch (error) {
         const e = error as Error & { response?: string };
-        return { ok: false, detail: `${e.name === 'Error' ? '' : `${e.name}: `}${e.response ?? e.message}`, duration_ms: Math.round(performance.now() - started) };
+        return { ok: false, detail: `${e.name === 'Error' ? '' : `${e.name}: `}${e.response ?? e.message}`, duration_ms: took() };
       } finally {
         await provider.close().catch(() => undefined);
       }
