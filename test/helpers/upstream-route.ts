@@ -47,7 +47,7 @@ export async function healthOf(base: string, apiKey: string, id: string): Promis
   return got.json!.data.health as string;
 }
 
-/** The delivery attempts of these messages, as the outcome recorder wrote them (the API's attempts do not name the upstream). */
+/** The delivery attempts of these messages in the order they were written, as the outcome recorder wrote them (the API's attempts do not name the upstream). */
 export async function attemptsOf(db: Db, messageIds: string[]) {
   const rows = [];
   for (let i = 0; i < messageIds.length; i += 500) {
@@ -56,6 +56,7 @@ export async function attemptsOf(db: Db, messageIds: string[]) {
         .selectFrom('delivery_attempts')
         .select(['message_id', 'recipient', 'attempt', 'outcome', 'upstream', 'provider', 'detail'])
         .where('message_id', 'in', messageIds.slice(i, i + 500))
+        .orderBy('id')
         .execute()),
     );
   }
