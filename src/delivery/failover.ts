@@ -36,11 +36,14 @@ export interface FailoverDeps {
 const downDetail = (keys: string[]) =>
   `Not handed over: every upstream of this route is down (${keys.join(', ')}); retried once one is back (docs/upstreams.md#failover)`;
 
+const retryDetail = (keys: string[]) => `retried once ${keys.join(', ')}, down now, is back (docs/upstreams.md#failover)`;
+
 /**
  * Hands the message to the route's upstreams in order: each takes the recipients the ones before
  * it could not carry for trouble of their own, at once rather than after a retry's wait. An
  * upstream the breaker holds down is passed by, unless it is the route's only one. Recipients no
- * upstream took keep the last upstream's outcome (a temporary one is retried with backoff).
+ * upstream took keep the last upstream's outcome (a temporary one is retried with backoff), except
+ * that a refusal of Mailroom is retried too while an upstream of the route was passed by as down.
  */
 export async function handOverWithFailover(built: BuiltMessage, route: RoutedUpstream[], deps: FailoverDeps): Promise<HandOver> {
   const outcomes = new Map<string, CarriedOutcome>();
@@ -85,7 +88,11 @@ export async function handOverWithFailover(built: BuiltMessage, route: RoutedUps
     remaining = next;
   }
   for (const recipient of remaining) {
-    if (!outcomes.has(recipient)) outcomes.set(recipient, { recipient, kind: 'temporary', detail: downDetail(passedBy), provider: route[0]!.provider.name, upstream: route[0]!.key });
+    const last = outcomes.get(recipient);
+    if (!last) outcomes.set(recipient, { recipient, kind: 'temporary', detail: downDetail(passedBy), provider: route[0]!.provider.name, upstream: route[0]!.key });
+    // Refused by the upstreams tried while another of the route sat out its down time: that one may carry it once back,
+    // as it would have had the refusals come after it went down (every upstream down: retried). Not the end of it.
+    else if (last.kind === 'failed' && passedBy.length > 0) outcomes.set(recipient, { ...last, kind: 'temporary', detail: `${last.detail}; ${retryDetail(passedBy)}` });
   }
   return { outcomes, failedOver };
 }

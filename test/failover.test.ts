@@ -1,0 +1,63 @@
+/**
+ * handOverWithFailover (delivery/failover.ts) on its own: which outcome a recipient keeps when the
+ * upstreams of its route could not carry it, with fake providers and a breaker the test sets.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { handOverWithFailover } from '../src/delivery/failover.js';
+import type { BuiltMessage } from '../src/delivery/message-builder.js';
+import type { Provider, RecipientOutcome } from '../src/delivery/provider.js';
+import type { Admission, UpstreamBreaker } from '../src/delivery/upstream-breaker.js';
+
+const message: BuiltMessage = {
+  messageId: 'msg_1', workspaceId: 'ws_1', messageIdHeader: '<msg_1@acme.example>', fromAddress: 'hello@acme.example', raw: Buffer.from('Subject: x\r\n\r\nx'),
+  envelopes: [{ from: 'bounce+1@rp.acme.example', to: 'ada@example.com' }],
+};
+
+/** Credentials refused, as the refusal table reads a 535. */
+const authRefused = (recipient: string): RecipientOutcome => ({
+  recipient, kind: 'failed', detail: 'The SMTP relay a:587 refused Mailroom\'s credentials (check SMTP_URL): "535 5.7.8 Authentication credentials invalid"',
+  problem: { kind: 'auth', host: 'a:587', reply: '535 5.7.8 Authentication credentials invalid' },
+});
+
+function provider(name: string, answer: (recipient: string) => RecipientOutcome): Provider & { sent: number } {
+  const p = { name, sent: 0, async send(m: BuiltMessage) { p.sent++; return m.envelopes.map((e) => answer(e.to)); }, async close() {} };
+  return p;
+}
+
+function breaker(admissions: Record<string, Admission>): UpstreamBreaker {
+  return { admit: async (key) => admissions[key] ?? 'yes', failed: async () => undefined, answered: async () => undefined };
+}
+
+const deps = (b: UpstreamBreaker) => ({ breaker: b, trouble: { report() {} }, onProviderError() {} });
+
+describe('what a recipient keeps when no upstream of its route carried it', () => {
+  it('the refusal, when every upstream was tried and refused Mailroom: failed', async () => {
+    const a = provider('smtp', authRefused);
+    const b = provider('smtp', authRefused);
+    const { outcomes } = await handOverWithFailover(message, [{ key: 'ups_a', provider: a }, { key: 'ups_b', provider: b }], deps(breaker({})));
+    assert.equal(outcomes.get('ada@example.com')!.kind, 'failed');
+    assert.equal(outcomes.get('ada@example.com')!.upstream, 'ups_b');
+  });
+
+  for (const [what, down] of [['after it', 'ups_b'], ['before it', 'ups_a']] as const) {
+    it(`a retry, when one upstream refused Mailroom and another, ${what} on the route, was passed by as down: it may carry the mail once back`, async () => {
+      const a = provider('smtp', authRefused);
+      const b = provider('smtp', authRefused);
+      const { outcomes } = await handOverWithFailover(message, [{ key: 'ups_a', provider: a }, { key: 'ups_b', provider: b }], deps(breaker({ [down]: 'no' })));
+      const outcome = outcomes.get('ada@example.com')!;
+      assert.equal(outcome.kind, 'temporary', outcome.detail);
+      assert.match(outcome.detail, /535 5\.7\.8/);
+      assert.match(outcome.detail, new RegExp(`${down}.*down`));
+      assert.equal(a.sent + b.sent, 1);
+    });
+  }
+
+  it("a recipient's own refusal, whatever the breaker holds: permanent, never retried elsewhere", async () => {
+    const a = provider('smtp', (recipient) => ({ recipient, kind: 'permanent', detail: '550 5.1.1 User unknown', bounceSubtype: 'NoEmail' }));
+    const b = provider('smtp', (recipient) => ({ recipient, kind: 'accepted', detail: '250 OK' }));
+    const { outcomes, failedOver } = await handOverWithFailover(message, [{ key: 'ups_a', provider: a }, { key: 'ups_b', provider: b }], deps(breaker({})));
+    assert.equal(outcomes.get('ada@example.com')!.kind, 'permanent');
+    assert.deepEqual([b.sent, failedOver.length], [0, 0]);
+  });
+});
