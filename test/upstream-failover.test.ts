@@ -14,6 +14,7 @@ import { showServeOutputOfFailedTests, startServe, type ServeProcess } from './h
 import { startSmtpSink, type SmtpSink } from './helpers/smtp-sink.js';
 import { startSwitchableRelay, type RelayMode, type SwitchableRelay } from './helpers/switchable-relay.js';
 import { migratedStore, TEST_STORE, type FreshStore } from './helpers/test-store.js';
+import { parseMetrics, valueOf } from './helpers/metrics-text.js';
 import { apiCall, attemptsOf, countsOf, healthOf, routeDomain, statusCounts } from './helpers/upstream-route.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -22,6 +23,7 @@ const DOMAIN = 'failover.example';
 const DOWN_MS = 3_000;
 /** "Within seconds": from the burst's first send to the first upstream shown `down`. */
 const DOWN_WITHIN_MS = 10_000;
+const METRICS_TOKEN = 'upstream-failover-metrics-token';
 
 function report(t: { diagnostic(message: string): void }, line: string): void {
   t.diagnostic(line);
@@ -52,6 +54,7 @@ describe('a domain routed through two relays, the first failing under 1,000 send
       SMTP_URL: `smtp://127.0.0.1:${serverRelay.port}`,
       UPSTREAM_ALLOW_PRIVATE: 'true',
       UPSTREAM_DOWN_MS: String(DOWN_MS),
+      METRICS_TOKEN,
       WORKER_POLL_MS: '100',
       RATE_LIMIT_SEND_PER_MIN: '1000000',
       RATE_LIMIT_OTHER_PER_MIN: '1000000',
@@ -69,6 +72,12 @@ describe('a domain routed through two relays, the first failing under 1,000 send
     await ws?.db.destroy();
     await store?.drop();
   });
+
+  /** mailroom_upstream_up of each upstream, as serve's /metrics tells it now. */
+  async function upGauge(): Promise<Record<string, number>> {
+    const samples = parseMetrics(await (await fetch(`${serve.base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text());
+    return Object.fromEntries([firstId, secondId, 'server:smtp'].map((key) => [key, valueOf(samples, 'mailroom_upstream_up', { upstream: key })]));
+  }
 
   /** Sends one message at a time until the first relay has one of them: the probe found it well, and the route goes through it again. */
   async function recover(t: { diagnostic(message: string): void }, label: string, wentDownAt: number) {
@@ -94,6 +103,7 @@ describe('a domain routed through two relays, the first failing under 1,000 send
     const copies = countsOf([...first.arrivals, ...second.arrivals].map((a) => a.messageId!).filter((m) => wanted.has(m)));
     assert.deepEqual([...copies.values()].filter((n) => n !== 1), [], 'each arrived once');
     const back = first.arrivals[arrivedBefore]!.at;
+    assert.deepEqual(await upGauge(), { [firstId]: 1, [secondId]: 1, 'server:smtp': 1 });
     assert.ok(back - wentDownAt >= DOWN_MS, `the first relay was sent mail ${back - wentDownAt} ms after it went down, before UPSTREAM_DOWN_MS's ${DOWN_MS}`);
     report(t, `${label}: the first relay took mail again ${Date.now() - started} ms after it was well (${sent.length} sends meanwhile)`);
   }
@@ -143,6 +153,11 @@ describe('a domain routed through two relays, the first failing under 1,000 send
     // Those and the hand-overs already under way when it went down (WORKER_CONCURRENCY's 32), and maybe a probe: once down it is passed by.
     assert.ok(others.length <= 2 * 32 + 5, `${others.length} of ${BURST} were tried on the first: it was not passed by once down`);
     assert.equal((await apiCall(serve.base, ws.apiKey, 'GET', '/v1/suppressions')).headers.get('x-total-count'), '0', 'nobody suppressed');
+    // As a customer reads it: the message's attempts name the first upstream's try, then the second's hand-over.
+    const detail = await apiCall(serve.base, ws.apiKey, 'GET', `/v1/messages/${others[0]!.message_id}`);
+    const shown = (detail.json!.data.recipients[0].attempts as { attempt: number; outcome: string; upstream: string | null }[]).map((a) => [a.attempt, a.outcome, a.upstream]);
+    assert.deepEqual(shown, [[1, 'temporary', firstId], [1, 'accepted', secondId]], detail.text);
+    assert.deepEqual(await upGauge(), { [firstId]: 0, [secondId]: 1, 'server:smtp': 1 }, 'mailroom_upstream_up: the first held down');
 
     assert.ok(downAt !== undefined, 'the first upstream was shown down');
     assert.ok(downAt - started < DOWN_WITHIN_MS, `down ${downAt - started} ms after the burst began`);
