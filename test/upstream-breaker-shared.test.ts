@@ -14,6 +14,7 @@ import { ensureGone, jobCounts, pidOfConnection, postSend, smtpWorkspace, startH
 import { showServeOutputOfFailedTests, startServe, startWorkerProcess, type ServeProcess, type WorkerProcess } from './helpers/serve-process.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp-sink.js';
 import { migratedStore, TEST_STORE, type FreshStore } from './helpers/test-store.js';
+import { parseMetrics, valueOf } from './helpers/metrics-text.js';
 import { apiCall, countsOf, healthOf, routeDomain } from './helpers/upstream-route.js';
 import { waitFor } from './helpers/wait-for.js';
 import { startWebhookReceiver, type WebhookReceiver } from './helpers/webhook-receiver.js';
@@ -21,6 +22,7 @@ import { startWebhookReceiver, type WebhookReceiver } from './helpers/webhook-re
 const DOMAIN = 'shared-breaker.example';
 /** Long enough for the second worker to start and take part while the upstream is down. */
 const DOWN_MS = 6_000;
+const METRICS_TOKEN = 'upstream-breaker-shared-token';
 
 function report(t: { diagnostic(message: string): void }, line: string): void {
   t.diagnostic(line);
@@ -62,6 +64,7 @@ describe('two worker processes on one store share the circuit breaker of an upst
       UPSTREAM_ALLOW_PRIVATE: 'true',
       UPSTREAM_DOWN_MS: String(DOWN_MS),
       WEBHOOK_ALLOW_PRIVATE: 'true',
+      METRICS_TOKEN,
       WORKER_POLL_MS: '50',
       // A few jobs each at a time, so that both take a share of a trickle.
       WORKER_CONCURRENCY: '2',
@@ -104,6 +107,9 @@ describe('two worker processes on one store share the circuit breaker of an upst
     );
     return ids;
   }
+  /** mailroom_upstream_up of the first upstream, as the API process (no worker of its own) reads the store. */
+  const gauge = async () =>
+    valueOf(parseMetrics(await (await fetch(`${api.base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text()), 'mailroom_upstream_up', { upstream: firstId });
   const tags = (ids: string[]) => new Set(second.log.filter((a) => ids.includes(a.id)).map((a) => a.tag));
 
   it('agree that it is down, probe it once when the down time is over, once more to bring it back, and tell it once', { timeout: 90_000 }, async (t) => {
@@ -115,6 +121,7 @@ describe('two worker processes on one store share the circuit breaker of an upst
     const down = (await healthRow())!;
     assert.ok(Number(down.failures) >= 5, `down after ${down.failures} failures`);
     assert.equal(await healthOf(api.base, ws.apiKey, firstId), 'down');
+    assert.equal(await gauge(), 0, 'mailroom_upstream_up is 0 in a process that never sent to it');
     const downAt = Date.parse(down.changed_at);
     const downUntil = Date.parse(down.down_until!);
     assert.equal(downUntil - downAt, DOWN_MS);
@@ -150,6 +157,7 @@ describe('two worker processes on one store share the circuit breaker of an upst
     const up = (await healthRow())!;
     assert.equal(up.down_until, null);
     assert.equal(await healthOf(api.base, ws.apiKey, firstId), 'healthy');
+    assert.equal(await gauge(), 1);
     const upAt = Date.parse(up.changed_at);
     const beforeUp = asked.filter((a) => a.at >= secondDownUntil && a.at < upAt);
     assert.equal(beforeUp.length, 1, `one probe brought it back, not ${beforeUp.length}`);
