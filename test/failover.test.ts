@@ -3,8 +3,13 @@
  * upstreams of its route could not carry it, with fake providers and a breaker the test sets.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
+import { loadConfig } from '../src/config.js';
+import { createStore } from '../src/composition/store.js';
+import { openMigratedDatabase } from '../src/composition/store-runtime.js';
 import { handOverWithFailover } from '../src/delivery/failover.js';
+import { BREAKER_RULE, createUpstreamBreaker, type UpstreamTransition } from '../src/delivery/upstream-breaker.js';
+import { freshStore } from './helpers/test-store.js';
 import type { BuiltMessage } from '../src/delivery/message-builder.js';
 import type { Provider, RecipientOutcome } from '../src/delivery/provider.js';
 import type { Admission, UpstreamBreaker } from '../src/delivery/upstream-breaker.js';
@@ -59,5 +64,32 @@ describe('what a recipient keeps when no upstream of its route carried it', () =
     const { outcomes, failedOver } = await handOverWithFailover(message, [{ key: 'ups_a', provider: a }, { key: 'ups_b', provider: b }], deps(breaker({})));
     assert.equal(outcomes.get('ada@example.com')!.kind, 'permanent');
     assert.deepEqual([b.sent, failedOver.length], [0, 0]);
+  });
+});
+
+describe('what the breaker hears of a hand-over the upstream carried in part', () => {
+  const opened: { drop(): Promise<void> }[] = [];
+  after(async () => {
+    for (const o of opened) await o.drop();
+  });
+
+  it('an answer, not a failure: an upstream that refuses to relay for some recipients and takes the others is not taken down (and up again at once)', async () => {
+    const fresh = await freshStore();
+    const db = await openMigratedDatabase(loadConfig({ ...fresh.env, LOG_LEVEL: 'silent' }));
+    opened.push({ drop: async () => { await db.destroy(); await fresh.drop(); } });
+    const told: UpstreamTransition[] = [];
+    const real = createUpstreamBreaker(createStore(db), async (change) => void told.push(change), BREAKER_RULE);
+    const relayDenied = (recipient: string): RecipientOutcome => ({
+      recipient, kind: 'failed', detail: 'The SMTP relay a:587 refused to relay for Mailroom', problem: { kind: 'relay-policy', host: 'a:587', reply: '554 5.7.1 Relay access denied' },
+    });
+    const a = provider('smtp', (recipient) => (recipient.endsWith('@example.org') ? relayDenied(recipient) : { recipient, kind: 'accepted', detail: '250 OK' }));
+    const b = provider('smtp', (recipient) => ({ recipient, kind: 'accepted', detail: '250 OK' }));
+    const mixed: BuiltMessage = { ...message, envelopes: [{ from: 'bounce+1@rp.acme.example', to: 'ada@example.com' }, { from: 'bounce+2@rp.acme.example', to: 'bob@example.org' }] };
+    for (let i = 0; i < 2 * BREAKER_RULE.failures; i++) {
+      const { outcomes } = await handOverWithFailover(mixed, [{ key: 'ups_a', provider: a }, { key: 'ups_b', provider: b }], deps(real));
+      assert.deepEqual([outcomes.get('ada@example.com')!.upstream, outcomes.get('bob@example.org')!.upstream], ['ups_a', 'ups_b'], 'the refused recipient failed over');
+    }
+    assert.deepEqual(told, [], 'neither down nor up');
+    assert.equal(await real.admit('ups_a', false), 'yes');
   });
 });

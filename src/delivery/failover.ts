@@ -81,8 +81,11 @@ export async function handOverWithFailover(built: BuiltMessage, route: RoutedUps
         next.add(outcome.recipient);
       }
     }
-    if (trouble) await deps.breaker.failed(upstream.key, trouble.problem!.reply || trouble.detail, admission);
+    // An upstream that carried part of the message (a relay refusing some destinations, SES throttling some sends)
+    // is working: its refused recipients go on to the next upstream, but the breaker hears an answer. Told both,
+    // the breaker would take it down and straight up again on every fifth such message, telling both each time.
     if (answered.some((o) => !failsOver(o))) await deps.breaker.answered(upstream.key);
+    else if (trouble) await deps.breaker.failed(upstream.key, trouble.problem!.reply || trouble.detail, admission);
     // Recipients the upstream gave no outcome for stay to be tried by the next.
     for (const recipient of remaining) if (!outcomes.has(recipient)) next.add(recipient);
     remaining = next;
