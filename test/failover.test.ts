@@ -73,12 +73,17 @@ describe('what the breaker hears of a hand-over the upstream carried in part', (
     for (const o of opened) await o.drop();
   });
 
-  it('an answer, not a failure: an upstream that refuses to relay for some recipients and takes the others is not taken down (and up again at once)', async () => {
+  /** The real breaker on a store of its own, and what it told. */
+  async function realBreaker() {
     const fresh = await freshStore();
     const db = await openMigratedDatabase(loadConfig({ ...fresh.env, LOG_LEVEL: 'silent' }));
     opened.push({ drop: async () => { await db.destroy(); await fresh.drop(); } });
     const told: UpstreamTransition[] = [];
-    const real = createUpstreamBreaker(createStore(db), async (change) => void told.push(change), BREAKER_RULE);
+    return { real: createUpstreamBreaker(createStore(db), async (change) => void told.push(change), BREAKER_RULE), told };
+  }
+
+  it('an answer, not a failure: an upstream that refuses to relay for some recipients and takes the others is not taken down (and up again at once)', async () => {
+    const { real, told } = await realBreaker();
     const relayDenied = (recipient: string): RecipientOutcome => ({
       recipient, kind: 'failed', detail: 'The SMTP relay a:587 refused to relay for Mailroom', problem: { kind: 'relay-policy', host: 'a:587', reply: '554 5.7.1 Relay access denied' },
     });
@@ -90,6 +95,21 @@ describe('what the breaker hears of a hand-over the upstream carried in part', (
       assert.deepEqual([outcomes.get('ada@example.com')!.upstream, outcomes.get('bob@example.org')!.upstream], ['ups_a', 'ups_b'], 'the refused recipient failed over');
     }
     assert.deepEqual(told, [], 'neither down nor up');
+    assert.equal(await real.admit('ups_a', false), 'yes');
+  });
+
+  it("an answer too: a relay without SMTPUTF8 refusing the addresses that need it is not taken down for everyone's mail", async () => {
+    const { real, told } = await realBreaker();
+    const a = provider('smtp', (recipient) => ({
+      recipient, kind: 'failed', detail: 'Not sent: the SMTP relay a:587 does not announce SMTPUTF8', problem: { kind: 'smtputf8', host: 'a:587', reply: '250-a.example | 250 8BITMIME' },
+    }));
+    const b = provider('smtp', (recipient) => ({ recipient, kind: 'accepted', detail: '250 OK' }));
+    const utf8: BuiltMessage = { ...message, envelopes: [{ from: 'bounce+1@rp.acme.example', to: 'josé@example.com' }] };
+    for (let i = 0; i < 2 * BREAKER_RULE.failures; i++) {
+      const { outcomes } = await handOverWithFailover(utf8, [{ key: 'ups_a', provider: a }, { key: 'ups_b', provider: b }], deps(real));
+      assert.equal(outcomes.get('josé@example.com')!.upstream, 'ups_b', 'it failed over to an upstream that may have SMTPUTF8');
+    }
+    assert.deepEqual(told, []);
     assert.equal(await real.admit('ups_a', false), 'yes');
   });
 });

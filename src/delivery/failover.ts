@@ -26,6 +26,13 @@ export interface HandOver {
  */
 export const failsOver = (outcome: RecipientOutcome): boolean => outcome.problem !== undefined && (outcome.kind === 'temporary' || outcome.kind === 'failed');
 
+/**
+ * Whether a failed-over outcome says the upstream is in trouble, for its circuit breaker. A relay without
+ * SMTPUTF8 refuses only the addresses that need it, and takes all other mail: its recipient goes on to an
+ * upstream that may have it, but the relay is not taken down for everyone by a few such addresses.
+ */
+const troublesUpstream = (outcome: RecipientOutcome): boolean => failsOver(outcome) && outcome.problem!.kind !== 'smtputf8';
+
 export interface FailoverDeps {
   breaker: UpstreamBreaker;
   trouble: Pick<ProviderTrouble, 'report'>;
@@ -76,15 +83,13 @@ export async function handOverWithFailover(built: BuiltMessage, route: RoutedUps
       const earlier = outcomes.get(outcome.recipient);
       if (earlier) failedOver.push(earlier);
       outcomes.set(outcome.recipient, carried);
-      if (failsOver(outcome)) {
-        trouble ??= outcome;
-        next.add(outcome.recipient);
-      }
+      if (failsOver(outcome)) next.add(outcome.recipient);
+      if (troublesUpstream(outcome)) trouble ??= outcome;
     }
     // An upstream that carried part of the message (a relay refusing some destinations, SES throttling some sends)
     // is working: its refused recipients go on to the next upstream, but the breaker hears an answer. Told both,
     // the breaker would take it down and straight up again on every fifth such message, telling both each time.
-    if (answered.some((o) => !failsOver(o))) await deps.breaker.answered(upstream.key);
+    if (answered.some((o) => !troublesUpstream(o))) await deps.breaker.answered(upstream.key);
     else if (trouble) await deps.breaker.failed(upstream.key, trouble.problem!.reply || trouble.detail, admission);
     // Recipients the upstream gave no outcome for stay to be tried by the next.
     for (const recipient of remaining) if (!outcomes.has(recipient)) next.add(recipient);
