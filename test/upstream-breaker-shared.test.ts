@@ -2,7 +2,8 @@
  * The circuit breaker's state is the store's, so every process on it agrees (issue 55, points 3 and
  * 4): two `mailroom worker` processes (and serve for the API) on one store, a domain routed through a
  * relay refusing to relay for Mailroom (554 5.7.1 at RCPT), then a sink. The first worker alone takes
- * the upstream down; the second, started after, never saw a failure and still passes it by; after
+ * the upstream down (the second frozen meanwhile, SIGSTOP); the second, let go, never saw a failure and
+ * still passes it by; after
  * UPSTREAM_DOWN_MS exactly one hand-over probes it (and fails: down again, not "down" twice), then,
  * the relay well, exactly one probes it and brings it back. `upstream.down` and `upstream.up` are
  * posted once each to the endpoint that subscribed to them, never to one with the default events,
@@ -113,8 +114,10 @@ describe('two worker processes on one store share the circuit breaker of an upst
   const tags = (ids: string[]) => new Set(second.log.filter((a) => ids.includes(a.id)).map((a) => a.tag));
 
   it('agree that it is down, probe it once when the down time is over, once more to bring it back, and tell it once', { timeout: 90_000 }, async (t) => {
+    workers.push(...(await Promise.all([startWorkerProcess(env), startWorkerProcess(env)])));
+    // The second is frozen before there is anything to claim: it reads nothing of the upstream until let go.
+    process.kill(workers[1]!.pid, 'SIGSTOP');
     const started = Date.now();
-    workers.push(await startWorkerProcess(env));
     // The first worker alone: 5 refusals take the upstream down.
     await trickle(async () => (await healthRow())?.down_until != null, 'the first upstream to go down', 20_000);
     await waitFor(allDone, 'the hand-overs under way to finish');
@@ -127,10 +130,10 @@ describe('two worker processes on one store share the circuit breaker of an upst
     assert.equal(downUntil - downAt, DOWN_MS);
     report(t, `down after ${down.failures} failures, ${downAt - started} ms after the first send`);
 
-    // The second worker, started now, has seen no failure of its own: what it knows is the store's.
-    workers.push(await startWorkerProcess(env));
+    // The second worker, let go now, has seen no failure of its own: what it knows is the store's.
+    process.kill(workers[1]!.pid, 'SIGCONT');
     const quietFrom = Date.now();
-    assert.ok(downUntil - quietFrom > 1_500, `the second worker started ${quietFrom - downAt} ms into the down time: too late to take part`);
+    assert.ok(downUntil - quietFrom > 1_500, `the second worker let go ${quietFrom - downAt} ms into the down time: too late to take part`);
     const duringDown = await trickle(() => Date.now() > downUntil - 200, 'the down time to pass', DOWN_MS + 5_000);
     await waitFor(allDone, 'the sends of the down time to be handed over');
     assert.deepEqual(asked.filter((a) => a.at >= quietFrom && a.at < downUntil), [], 'neither worker asked the first relay while it was down');
