@@ -75,6 +75,7 @@ export const EnvSchema = Type.Object({
   MAILROOM_SECRET_KEY: Type.Optional(Type.String()),
   WEBHOOK_ALLOW_PRIVATE: Type.Boolean({ default: false }),
   UPSTREAM_ALLOW_PRIVATE: Type.Boolean({ default: false }),
+  UPSTREAM_DOWN_MS: Type.Integer({ minimum: 1000, default: 30_000 }),
   WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: 30_000 }),
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
   CONTENT_RETENTION_DAYS: Type.Integer({ minimum: 0, maximum: 36500, default: 30 }),
@@ -115,6 +116,8 @@ export interface Config {
   providers: ProviderKind[];
   /** `true` lets a workspace's SMTP upstream point to loopback, private and other non-public addresses. */
   upstreamAllowPrivate: boolean;
+  /** How long the circuit breaker passes a failing upstream by before one attempt probes it (docs/upstreams.md#failover). */
+  upstreamDownMs: number;
   /** The relay of the `smtp` provider; set whenever `provider` is `smtp`. */
   smtpUrl: string | undefined;
   /**
@@ -226,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     provider: providers[0]!,
     providers,
     upstreamAllowPrivate: parsed.UPSTREAM_ALLOW_PRIVATE,
+    upstreamDownMs: parsed.UPSTREAM_DOWN_MS,
     smtpUrl: parsed.SMTP_URL,
     smtpUtf8: parsed.SMTP_SMTPUTF8,
     ses: {

@@ -101,6 +101,9 @@ export const CONFIG_DESCRIPTIONS: Record<ConfigVariable, ConfigDescription> = {
   UPSTREAM_ALLOW_PRIVATE: {
     meaning: "`true` lets a workspace's SMTP upstream (and an SES upstream's `endpoint`) point to loopback, private, link-local and other non-public addresses (tests, closed networks) ([Upstreams](upstreams.md))",
   },
+  UPSTREAM_DOWN_MS: {
+    meaning: 'how long an upstream the circuit breaker took down (5 failures of its own within a minute) is passed by, its sends failing over to the next upstream of their route, before one attempt probes it ([Upstreams](upstreams.md))',
+  },
   WEBHOOK_RETRY_BASE_MS: {
     meaning: 'first wait before re-posting a webhook that failed; then twice and four times that (plus up to a quarter at random), three retries in all ([Webhooks](events-and-webhooks.md))',
   },

@@ -9,14 +9,14 @@ import { fanOutUpstreamEvent } from '../webhooks/index.js';
  * process whose write changed the breaker's state is the one told (upstream-breaker.ts), so each
  * change is told once whatever the number of workers.
  */
-export function tellUpstreamChanges(store: Store, logger: Pick<Logger, 'warn' | 'info'>) {
+export function tellUpstreamChanges(store: Store, logger: Pick<Logger, 'warn' | 'info'>, downMs: number) {
   return async (change: UpstreamTransition): Promise<void> => {
     const server = change.key.startsWith('server:');
     const row = server ? undefined : await store.upstreams.findAnyById(change.key);
     const provider = server ? change.key.slice('server:'.length) : (row?.type ?? 'unknown');
     const name = server ? `MAILROOM_PROVIDER's ${provider}` : (row?.name ?? change.key);
     const fields = { upstream: change.key, name, provider, ...(row ? { workspaceId: row.workspace_id } : {}) };
-    if (change.state === 'down') logger.warn({ ...fields, lastError: change.lastError }, `upstream ${name} is down: sends fail over to the next upstream of their route; probed again in 30 s`);
+    if (change.state === 'down') logger.warn({ ...fields, lastError: change.lastError }, `upstream ${name} is down: sends fail over to the next upstream of their route; probed again in ${Math.round(downMs / 1000)} s`);
     else logger.info(fields, `upstream ${name} is up again`);
     await store.transaction((repos) =>
       fanOutUpstreamEvent(

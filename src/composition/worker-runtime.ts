@@ -23,7 +23,7 @@ export function startDeliveryWorker(store: Store, config: Config, returnPaths: R
   const logger = createLogger(config).child({ component: 'worker' });
   const router = createUpstreamRouter(config, store, logger);
   const build = createThreadedMessageBuilder();
-  const worker = createDeliveryWorker({ store, router, onUpstreamChange: tellUpstreamChanges(store, logger), config, build, returnPaths, metrics, logger });
+  const worker = createDeliveryWorker({ store, router, onUpstreamChange: tellUpstreamChanges(store, logger, config.upstreamDownMs), config, build, returnPaths, metrics, logger });
   worker.start();
   return {
     ...worker,

@@ -8,7 +8,7 @@ import { loadClaimContext, type JobContext } from './claim-context.js';
 import { attemptDelivery } from './delivery-attempt.js';
 import { createOutcomeRecorder } from './outcome-recorder.js';
 import type { Provider } from './provider.js';
-import { createUpstreamBreaker, type UpstreamTransition } from './upstream-breaker.js';
+import { BREAKER_RULE, createUpstreamBreaker, type UpstreamTransition } from './upstream-breaker.js';
 import { serverUpstreamKey, type UpstreamRouter } from './upstream-router.js';
 import { createProviderTrouble, type TroubleCount } from './provider-trouble.js';
 import { sandboxSigningDomain } from './sandbox-provider.js';
@@ -35,7 +35,7 @@ export interface DeliveryWorkerOptions {
   router: UpstreamRouter | Provider;
   /** Hears of an upstream going down or coming back, once across processes (the log, webhooks). */
   onUpstreamChange?: (transition: UpstreamTransition) => Promise<void>;
-  config: Pick<Config, 'provider' | 'worker' | 'retry' | 'secretKey' | 'shutdownGraceMs'>;
+  config: Pick<Config, 'provider' | 'worker' | 'retry' | 'secretKey' | 'shutdownGraceMs' | 'upstreamDownMs'>;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** Unique per worker; by default host, process and a random part. */
   owner?: string;
@@ -88,7 +88,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const trouble = createProviderTrouble(logger);
   const deps = {
     router,
-    breaker: createUpstreamBreaker(store, options.onUpstreamChange ?? (async () => undefined)),
+    breaker: createUpstreamBreaker(store, options.onUpstreamChange ?? (async () => undefined), { ...BREAKER_RULE, downMs: config.upstreamDownMs }),
     trouble,
     returnPaths: options.returnPaths,
     build: options.build ?? buildInThread,

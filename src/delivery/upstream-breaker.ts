@@ -1,7 +1,7 @@
 import type { Store } from '../db/store.js';
 import type { BreakerRule, UpstreamHealthRow } from './upstream-health-repository.js';
 
-/** docs/upstreams.md#failover: 5 failures of an upstream's own within 60 s take it down; after 30 s one attempt probes it. */
+/** docs/upstreams.md#failover: 5 failures of an upstream's own within 60 s take it down; after 30 s (UPSTREAM_DOWN_MS) one attempt probes it. */
 export const BREAKER_RULE: BreakerRule = { failures: 5, windowMs: 60_000, downMs: 30_000, probeHoldMs: 90_000 };
 /** How long a process trusts what it last read of an upstream's health before reading the store again. */
 export const HEALTH_READ_EVERY_MS = 1_000;

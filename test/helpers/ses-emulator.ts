@@ -52,6 +52,10 @@ export interface SesEmulator {
   accountReads: number;
   /** The next `count` SendEmail calls are answered with `error` (taking nothing). */
   failNext(error: EmulatedError, count?: number): void;
+  /** Every SendEmail is answered with `error` (taking nothing) until called again with undefined: a storm, not a blip. */
+  setFailing(error: EmulatedError | undefined): void;
+  /** SendEmail calls answered with an error of failNext or setFailing. */
+  failedSends(): number;
   /** The secret the emulator knows for TEST_ACCESS_KEY_ID; another one makes every signature wrong. */
   setSecret(secret: string): void;
   /** GetAccount's SendQuota.MaxSendRate. */
@@ -116,6 +120,8 @@ export async function startSesEmulator(
   const failures: EmulatedError[] = [];
   let maxSendRate = options.maxSendRate ?? 14;
   let silent = false;
+  let failing: EmulatedError | undefined;
+  let failedSends = 0;
   let accountReads = 0;
   const answer = (res: ServerResponse, status: number, body: unknown, errorType?: string) => {
     res.writeHead(status, {
@@ -151,8 +157,11 @@ export async function startSesEmulator(
       }
       if (req.method === 'POST' && path === '/v2/email/outbound-emails') {
         if (silent) return; // read, never answered: the client's timeout is what ends it
-        const failure = failures.shift();
-        if (failure) return fail(res, failure);
+        const failure = failures.shift() ?? failing;
+        if (failure) {
+          failedSends++;
+          return fail(res, failure);
+        }
         let input: { Content?: { Raw?: { Data?: string } }; Destination?: EmulatedSend['destination']; FromEmailAddress?: string; ConfigurationSetName?: string };
         try {
           input = JSON.parse(body.toString('utf8'));
@@ -185,6 +194,8 @@ export async function startSesEmulator(
     failNext(error, count = 1) {
       for (let i = 0; i < count; i++) failures.push(error);
     },
+    setFailing: (error) => void (failing = error),
+    failedSends: () => failedSends,
     setSecret: (secret) => void secrets.set(TEST_ACCESS_KEY_ID, secret),
     setMaxSendRate: (rate) => void (maxSendRate = rate),
     setSilent: (value) => void (silent = value),

@@ -4,6 +4,8 @@ import { SMTPServer, type SMTPServerEnvelope } from 'smtp-server';
 export interface ReceivedMessage {
   envelope: SMTPServerEnvelope;
   raw: string;
+  /** The client's end of the connection it came on (pidOfConnection tells whose it is while it is open). */
+  clientPort: number;
 }
 
 /** How the sink answers one RCPT TO: accept (undefined), or refuse with an SMTP code and text. */
@@ -71,7 +73,7 @@ export async function startSmtpSink(
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        const message = { envelope: structuredClone(session.envelope), raw: Buffer.concat(chunks).toString('utf8') };
+        const message = { envelope: structuredClone(session.envelope), raw: Buffer.concat(chunks).toString('utf8'), clientPort: session.remotePort };
         received.push(message);
         options.onData?.(message);
         callback();
