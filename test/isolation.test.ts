@@ -11,6 +11,7 @@ describe('workspace isolation', () => {
   let keyId: string;
   let webhookId: string;
   let webhookDeliveryId: string;
+  let templateId: string;
   before(async () => {
     t = await createTestApp({ RATE_LIMIT_OTHER_PER_MIN: '100000' });
     b = await t.newWorkspace('B');
@@ -19,6 +20,7 @@ describe('workspace isolation', () => {
     assert.equal((await t.call('POST', '/v1/suppressions', { body: { email: 'a-suppressed@example.com' } })).statusCode, 201);
     await t.call('POST', '/v1/send', { body: sendBody({ to: ['a-recipient@example.com'] }) });
     webhookId = (await t.call('POST', '/v1/webhooks', { body: { url: 'https://93.184.216.34/a-only' } })).json().data.id;
+    templateId = (await t.call('POST', '/v1/templates', { body: { name: 'A only', html: '<p>a</p>' } })).json().data.id;
     // A delivery as the fan-out writes it, so the retry endpoint names a real one of A's.
     webhookDeliveryId = newId('whd');
     const at = new Date().toISOString();
@@ -30,7 +32,7 @@ describe('workspace isolation', () => {
   after(() => t.close());
 
   // Every endpoint that names one of A's resources in its path, and how to name an unknown one instead.
-  const unknownId = (url: string) => url.replace(/(dom|key|wh)_[0-9a-z]+/, '$1_01jzzzzzzzzzzzzzzzzzzzzzzz');
+  const unknownId = (url: string) => url.replace(/(dom|key|wh|tpl)_[0-9a-z]+/, '$1_01jzzzzzzzzzzzzzzzzzzzzzzz');
   const unknownDelivery = (url: string) => url.replace(/whd_[0-9a-z]+/, 'whd_01jzzzzzzzzzzzzzzzzzzzzzzz');
   const unknownEmail = (url: string) => url.replace(/[^/]+$/, 'nobody%40example.com');
   const byId: [string, () => string, (url: string) => string, string][] = [
@@ -44,6 +46,11 @@ describe('workspace isolation', () => {
     ['DELETE /v1/webhooks/{id}', () => `/v1/webhooks/${webhookId}`, unknownId, 'Webhook not found'],
     ['POST /v1/webhooks/{id}/rotate-secret', () => `/v1/webhooks/${webhookId}/rotate-secret`, unknownId, 'Webhook not found'],
     ['POST /v1/webhooks/{id}/deliveries/{delivery_id}/retry', () => `/v1/webhooks/${webhookId}/deliveries/${webhookDeliveryId}/retry`, unknownId, 'Webhook not found'],
+    ['GET /v1/templates/{id}', () => `/v1/templates/${templateId}`, unknownId, 'Template not found'],
+    ['DELETE /v1/templates/{id}', () => `/v1/templates/${templateId}`, unknownId, 'Template not found'],
+    ['POST /v1/templates/{id}/publish', () => `/v1/templates/${templateId}/publish`, unknownId, 'Template not found'],
+    ['POST /v1/templates/{id}/duplicate', () => `/v1/templates/${templateId}/duplicate`, unknownId, 'Template not found'],
+    ['GET /v1/templates/{id}/versions', () => `/v1/templates/${templateId}/versions`, unknownId, 'Template not found'],
   ];
   for (const [name, url, unknownUrl, error] of byId) {
     it(`${name} answers 404 to another workspace's key, exactly as for an unknown id`, async () => {

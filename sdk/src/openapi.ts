@@ -208,7 +208,8 @@ export interface paths {
         delete: operations["deleteDomain"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Set the domain's route through the workspace's upstreams */
+        patch: operations["updateDomain"];
         trace?: never;
     };
     "/v1/domains/{id}/verify": {
@@ -222,6 +223,60 @@ export interface paths {
         put?: never;
         /** Look the domain's records up over DNS */
         post: operations["verifyDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/upstreams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's upstreams, with their health */
+        get: operations["listUpstreams"];
+        put?: never;
+        /** Add an SMTP relay or an SES account */
+        post: operations["createUpstream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/upstreams/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An upstream and its health */
+        get: operations["getUpstream"];
+        put?: never;
+        post?: never;
+        /** Delete an upstream no domain routes through */
+        delete: operations["deleteUpstream"];
+        options?: never;
+        head?: never;
+        /** Change an upstream */
+        patch: operations["updateUpstream"];
+        trace?: never;
+    };
+    "/v1/upstreams/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Connect and authenticate, sending nothing */
+        post: operations["testUpstream"];
         delete?: never;
         options?: never;
         head?: never;
@@ -363,6 +418,111 @@ export interface paths {
         put?: never;
         /** Post a delivery again, now */
         post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the templates, newest first */
+        get: operations["listTemplates"];
+        put?: never;
+        /** Create a template (a draft) or a layout */
+        post: operations["createTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A template and its current content */
+        get: operations["getTemplate"];
+        put?: never;
+        post?: never;
+        /** Delete a template and its versions */
+        delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        /** Edit the draft (made from the published version when there is none) */
+        patch: operations["updateTemplate"];
+        trace?: never;
+    };
+    "/v1/templates/{id}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publish the draft as the next version */
+        post: operations["publishTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Copy a template as a new draft */
+        post: operations["duplicateTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every published version, newest first */
+        get: operations["listTemplateVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{id}/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Render a version with variables, as a send would */
+        post: operations["renderTemplate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1782,6 +1942,7 @@ export interface operations {
                                     /** @description `sandbox`, `smtp`, `ses`, or `inbound` for a soft bounce reported later. */
                                     provider: string;
                                     provider_message_id: string | null;
+                                    upstream: string | null;
                                 }[];
                                 note: string | null;
                             }[];
@@ -2735,6 +2896,8 @@ export interface operations {
                                     error?: string;
                                 };
                             }[];
+                            /** @description The workspace's upstreams a send from the domain goes through, in order (docs/upstreams.md); empty: the server's. */
+                            upstream_ids: string[];
                         };
                     };
                 };
@@ -3018,6 +3181,8 @@ export interface operations {
                                     error?: string;
                                 };
                             }[];
+                            /** @description The workspace's upstreams a send from the domain goes through, in order (docs/upstreams.md); empty: the server's. */
+                            upstream_ids: string[];
                         };
                     };
                 };
@@ -3464,6 +3629,297 @@ export interface operations {
             };
         };
     };
+    updateDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    upstream_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description dom_… */
+                            id: string;
+                            domain: string;
+                            /** @enum {string} */
+                            status: "pending" | "verified" | "failed";
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            verified_at: string | null;
+                            last_checked_at: string | null;
+                            error: string | null;
+                            records: {
+                                /** @enum {string} */
+                                type: "TXT" | "MX";
+                                name: string;
+                                value: string;
+                                /** @description MX only. */
+                                priority?: number;
+                                /** @enum {string} */
+                                purpose: "dkim" | "spf" | "return_path_mx" | "return_path_spf" | "dmarc";
+                                check?: {
+                                    found: boolean;
+                                    matches: boolean;
+                                    values: string[];
+                                    error?: string;
+                                };
+                            }[];
+                            /** @description The workspace's upstreams a send from the domain goes through, in order (docs/upstreams.md); empty: the server's. */
+                            upstream_ids: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
     verifyDomain: {
         parameters: {
             query?: never;
@@ -3517,6 +3973,1666 @@ export interface operations {
                                     error?: string;
                                 };
                             }[];
+                            /** @description The workspace's upstreams a send from the domain goes through, in order (docs/upstreams.md); empty: the server's. */
+                            upstream_ids: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    listUpstreams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description ups_… */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            type: "smtp" | "ses";
+                            /** @description smtp: the URL, its password masked. */
+                            url?: string;
+                            /** @enum {string} */
+                            starttls?: "opportunistic" | "required" | "never";
+                            region?: string;
+                            /** @description ses: masked. */
+                            access_key_id?: string;
+                            configuration_set?: string | null;
+                            endpoint?: string | null;
+                            /** @enum {string} */
+                            health: "healthy" | "degraded" | "down";
+                            last_error: string | null;
+                            last_error_at: string | null;
+                            /** @description Attempts through it in the last hour, by outcome (a failed-over try counts as temporary). */
+                            last_hour: {
+                                attempts: number;
+                                accepted: number;
+                                temporary: number;
+                                permanent: number;
+                                failed: number;
+                            };
+                            /** @description The domains routed through it. */
+                            domains: {
+                                id: string;
+                                domain: string;
+                            }[];
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    createUpstream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @enum {string} */
+                    type: "smtp" | "ses";
+                    /** @description smtp: smtp://user:password@relay.example.com:587, or smtps:// for TLS from the start. */
+                    url?: string;
+                    /**
+                     * @description smtp: STARTTLS when offered (default), always, or never.
+                     * @enum {string}
+                     */
+                    starttls?: "opportunistic" | "required" | "never";
+                    region?: string;
+                    access_key_id?: string;
+                    secret_access_key?: string;
+                    configuration_set?: string | null;
+                    endpoint?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description ups_… */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            type: "smtp" | "ses";
+                            /** @description smtp: the URL, its password masked. */
+                            url?: string;
+                            /** @enum {string} */
+                            starttls?: "opportunistic" | "required" | "never";
+                            region?: string;
+                            /** @description ses: masked. */
+                            access_key_id?: string;
+                            configuration_set?: string | null;
+                            endpoint?: string | null;
+                            /** @enum {string} */
+                            health: "healthy" | "degraded" | "down";
+                            last_error: string | null;
+                            last_error_at: string | null;
+                            /** @description Attempts through it in the last hour, by outcome (a failed-over try counts as temporary). */
+                            last_hour: {
+                                attempts: number;
+                                accepted: number;
+                                temporary: number;
+                                permanent: number;
+                                failed: number;
+                            };
+                            /** @description The domains routed through it. */
+                            domains: {
+                                id: string;
+                                domain: string;
+                            }[];
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    getUpstream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description ups_… */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            type: "smtp" | "ses";
+                            /** @description smtp: the URL, its password masked. */
+                            url?: string;
+                            /** @enum {string} */
+                            starttls?: "opportunistic" | "required" | "never";
+                            region?: string;
+                            /** @description ses: masked. */
+                            access_key_id?: string;
+                            configuration_set?: string | null;
+                            endpoint?: string | null;
+                            /** @enum {string} */
+                            health: "healthy" | "degraded" | "down";
+                            last_error: string | null;
+                            last_error_at: string | null;
+                            /** @description Attempts through it in the last hour, by outcome (a failed-over try counts as temporary). */
+                            last_hour: {
+                                attempts: number;
+                                accepted: number;
+                                temporary: number;
+                                permanent: number;
+                                failed: number;
+                            };
+                            /** @description The domains routed through it. */
+                            domains: {
+                                id: string;
+                                domain: string;
+                            }[];
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteUpstream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    updateUpstream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @enum {string} */
+                    type?: "smtp" | "ses";
+                    /** @description smtp: smtp://user:password@relay.example.com:587, or smtps:// for TLS from the start. */
+                    url?: string;
+                    /**
+                     * @description smtp: STARTTLS when offered (default), always, or never.
+                     * @enum {string}
+                     */
+                    starttls?: "opportunistic" | "required" | "never";
+                    region?: string;
+                    access_key_id?: string;
+                    secret_access_key?: string;
+                    configuration_set?: string | null;
+                    endpoint?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description ups_… */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            type: "smtp" | "ses";
+                            /** @description smtp: the URL, its password masked. */
+                            url?: string;
+                            /** @enum {string} */
+                            starttls?: "opportunistic" | "required" | "never";
+                            region?: string;
+                            /** @description ses: masked. */
+                            access_key_id?: string;
+                            configuration_set?: string | null;
+                            endpoint?: string | null;
+                            /** @enum {string} */
+                            health: "healthy" | "degraded" | "down";
+                            last_error: string | null;
+                            last_error_at: string | null;
+                            /** @description Attempts through it in the last hour, by outcome (a failed-over try counts as temporary). */
+                            last_hour: {
+                                attempts: number;
+                                accepted: number;
+                                temporary: number;
+                                permanent: number;
+                                failed: number;
+                            };
+                            /** @description The domains routed through it. */
+                            domains: {
+                                id: string;
+                                domain: string;
+                            }[];
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    testUpstream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            ok: boolean;
+                            detail: string;
+                            duration_ms: number;
                         };
                     };
                 };
@@ -5461,7 +7577,7 @@ export interface operations {
                             /** @description wh_… */
                             id: string;
                             url: string;
-                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed")[];
+                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed" | "upstream.down" | "upstream.up")[];
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
                             created_at: string;
                             masked_secret: string | null;
@@ -5666,7 +7782,7 @@ export interface operations {
                             /** @description wh_… */
                             id: string;
                             url: string;
-                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed")[];
+                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed" | "upstream.down" | "upstream.up")[];
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
                             created_at: string;
                             /** @description whsec_…: shown only here and at rotation. */
@@ -5909,7 +8025,7 @@ export interface operations {
                             /** @description wh_… */
                             id: string;
                             url: string;
-                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed")[];
+                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed" | "upstream.down" | "upstream.up")[];
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
                             created_at: string;
                             masked_secret: string | null;
@@ -6676,6 +8792,2436 @@ export interface operations {
                             created_at: string;
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
                             updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    listTemplates: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Entries matching the filter, over all pages. */
+                    "X-Total-Count": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description tpl_… */
+                            id: string;
+                            /** @enum {unknown} */
+                            kind: "template" | "layout";
+                            name: string;
+                            alias: string | null;
+                            /** @enum {unknown} */
+                            status: "draft" | "published";
+                            published_at: string | null;
+                            has_unpublished_versions: boolean;
+                            /** @description tplv_…: the draft if there is one, else the published version; its content is shown. */
+                            current_version_id: string;
+                            subject: string | null;
+                            html: string;
+                            text: string | null;
+                            from: string | null;
+                            reply_to: string | null;
+                            variables: {
+                                key: string;
+                                /** @enum {unknown} */
+                                type: "string" | "number";
+                                fallback_value: (string | number) | null;
+                            }[];
+                            layout_id: string | null;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    createTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    alias?: string | null;
+                    /** @enum {unknown} */
+                    kind?: "template" | "layout";
+                    html: string;
+                    subject?: string | null;
+                    text?: string | null;
+                    from?: string | null;
+                    reply_to?: string | null;
+                    variables?: {
+                        key: string;
+                        /** @enum {unknown} */
+                        type: "string" | "number";
+                        fallback_value?: string | number | null;
+                    }[];
+                    layout_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description tpl_… */
+                            id: string;
+                            /** @enum {unknown} */
+                            kind: "template" | "layout";
+                            name: string;
+                            alias: string | null;
+                            /** @enum {unknown} */
+                            status: "draft" | "published";
+                            published_at: string | null;
+                            has_unpublished_versions: boolean;
+                            /** @description tplv_…: the draft if there is one, else the published version; its content is shown. */
+                            current_version_id: string;
+                            subject: string | null;
+                            html: string;
+                            text: string | null;
+                            from: string | null;
+                            reply_to: string | null;
+                            variables: {
+                                key: string;
+                                /** @enum {unknown} */
+                                type: "string" | "number";
+                                fallback_value: (string | number) | null;
+                            }[];
+                            layout_id: string | null;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description tpl_… or the alias */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description tpl_… */
+                            id: string;
+                            /** @enum {unknown} */
+                            kind: "template" | "layout";
+                            name: string;
+                            alias: string | null;
+                            /** @enum {unknown} */
+                            status: "draft" | "published";
+                            published_at: string | null;
+                            has_unpublished_versions: boolean;
+                            /** @description tplv_…: the draft if there is one, else the published version; its content is shown. */
+                            current_version_id: string;
+                            subject: string | null;
+                            html: string;
+                            text: string | null;
+                            from: string | null;
+                            reply_to: string | null;
+                            variables: {
+                                key: string;
+                                /** @enum {unknown} */
+                                type: "string" | "number";
+                                fallback_value: (string | number) | null;
+                            }[];
+                            layout_id: string | null;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description tpl_… or the alias */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    updateTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description tpl_… or the alias */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    alias?: string | null;
+                    html?: string;
+                    subject?: string | null;
+                    text?: string | null;
+                    from?: string | null;
+                    reply_to?: string | null;
+                    variables?: {
+                        key: string;
+                        /** @enum {unknown} */
+                        type: "string" | "number";
+                        fallback_value?: string | number | null;
+                    }[];
+                    layout_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description tpl_… */
+                            id: string;
+                            /** @enum {unknown} */
+                            kind: "template" | "layout";
+                            name: string;
+                            alias: string | null;
+                            /** @enum {unknown} */
+                            status: "draft" | "published";
+                            published_at: string | null;
+                            has_unpublished_versions: boolean;
+                            /** @description tplv_…: the draft if there is one, else the published version; its content is shown. */
+                            current_version_id: string;
+                            subject: string | null;
+                            html: string;
+                            text: string | null;
+                            from: string | null;
+                            reply_to: string | null;
+                            variables: {
+                                key: string;
+                                /** @enum {unknown} */
+                                type: "string" | "number";
+                                fallback_value: (string | number) | null;
+                            }[];
+                            layout_id: string | null;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    publishTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description tpl_… or the alias */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description tpl_… */
+                            id: string;
+                            /** @enum {unknown} */
+                            kind: "template" | "layout";
+                            name: string;
+                            alias: string | null;
+                            /** @enum {unknown} */
+                            status: "draft" | "published";
+                            published_at: string | null;
+                            has_unpublished_versions: boolean;
+                            /** @description tplv_…: the draft if there is one, else the published version; its content is shown. */
+                            current_version_id: string;
+                            subject: string | null;
+                            html: string;
+                            text: string | null;
+                            from: string | null;
+                            reply_to: string | null;
+                            variables: {
+                                key: string;
+                                /** @enum {unknown} */
+                                type: "string" | "number";
+                                fallback_value: (string | number) | null;
+                            }[];
+                            layout_id: string | null;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    duplicateTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description tpl_… or the alias */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description tpl_… */
+                            id: string;
+                            /** @enum {unknown} */
+                            kind: "template" | "layout";
+                            name: string;
+                            alias: string | null;
+                            /** @enum {unknown} */
+                            status: "draft" | "published";
+                            published_at: string | null;
+                            has_unpublished_versions: boolean;
+                            /** @description tplv_…: the draft if there is one, else the published version; its content is shown. */
+                            current_version_id: string;
+                            subject: string | null;
+                            html: string;
+                            text: string | null;
+                            from: string | null;
+                            reply_to: string | null;
+                            variables: {
+                                key: string;
+                                /** @enum {unknown} */
+                                type: "string" | "number";
+                                fallback_value: (string | number) | null;
+                            }[];
+                            layout_id: string | null;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    listTemplateVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description tpl_… or the alias */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description tplv_… */
+                            id: string;
+                            version: number;
+                            subject: string | null;
+                            html: string;
+                            text: string | null;
+                            from: string | null;
+                            reply_to: string | null;
+                            variables: {
+                                key: string;
+                                /** @enum {unknown} */
+                                type: "string" | "number";
+                                fallback_value: (string | number) | null;
+                            }[];
+                            layout_id: string | null;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            published_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    renderTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description tpl_… or the alias */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description A published version; by default the draft, else the published one. */
+                    version?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            subject: string | null;
+                            html: string;
+                            text: string;
                         };
                     };
                 };

@@ -15,6 +15,7 @@ import { createWebhookService } from '../webhooks/index.js';
 import { createUpstreamService } from '../upstreams/index.js';
 import { createByteBudget } from '../lib/byte-budget.js';
 import { createSesEventsService } from '../ses-events/index.js';
+import { createTemplateRenderService, createTemplateService } from '../templates/index.js';
 import { createLogger } from './store-runtime.js';
 
 export interface ServiceOptions {
@@ -54,6 +55,8 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     }),
     scheduledSends: createCancelService(store),
     suppressions: createSuppressionService(store),
+    templates: createTemplateService(store),
+    templateRendering: createTemplateRenderService(store),
     webhooks: createWebhookService(store, config, { resolveHost: options.resolveHost }),
     upstreams: createUpstreamService(store, config, { resolveHost: options.resolveHost }),
     workspaces: createWorkspaceService(store),
