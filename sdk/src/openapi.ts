@@ -637,8 +637,8 @@ export interface operations {
                     to: string[];
                     cc?: string[] | null;
                     bcc?: string[] | null;
-                    from_email: string;
-                    subject: string;
+                    from_email?: string;
+                    subject?: string;
                     html?: string | null;
                     text?: string | null;
                     reply_to?: string | string[] | null;
@@ -656,6 +656,14 @@ export interface operations {
                         content_type?: string | null;
                         content_id?: string | null;
                     }[] | null;
+                    template?: {
+                        /** @description tpl_… or the alias */
+                        id: string;
+                        variables?: {
+                            [key: string]: unknown;
+                        } | null;
+                        version?: number | null;
+                    } | null;
                 };
             };
         };
@@ -948,8 +956,8 @@ export interface operations {
                     to: string[];
                     cc?: string[] | null;
                     bcc?: string[] | null;
-                    from_email: string;
-                    subject: string;
+                    from_email?: string;
+                    subject?: string;
                     html?: string | null;
                     text?: string | null;
                     reply_to?: string | string[] | null;
@@ -967,6 +975,14 @@ export interface operations {
                         content_type?: string | null;
                         content_id?: string | null;
                     }[] | null;
+                    template?: {
+                        /** @description tpl_… or the alias */
+                        id: string;
+                        variables?: {
+                            [key: string]: unknown;
+                        } | null;
+                        version?: number | null;
+                    } | null;
                 }[];
             };
         };
@@ -1903,6 +1919,8 @@ export interface operations {
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
                             created_at: string;
                             scheduled_at: string | null;
+                            template_id: string | null;
+                            template_version: number | null;
                             size_bytes: number | null;
                             has_html: boolean;
                             has_text: boolean;

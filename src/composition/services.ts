@@ -38,6 +38,7 @@ export interface ServiceOptions {
 
 export function createServices(store: Store, config: Config, options: ServiceOptions = {}) {
   const { rateLimiter = createMemoryRateLimiter(), sendWriter = createAcceptedSendWriter(store), healthChecks = {} } = options;
+  const templateRendering = createTemplateRenderService(store);
   return {
     health: createHealthService({ database: () => store.ping(), ...healthChecks }),
     readiness: createHealthService({ database: () => store.ping(), ...healthChecks, ...options.readinessChecks }),
@@ -52,11 +53,12 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
       onAccepted: options.onSendAccepted,
       metrics: options.metrics,
       recipientLimit: createRecipientLimit(rateLimiter, config.rateLimits.recipientsPerMinute),
+      renderTemplate: (workspaceId, template) => templateRendering.forSend(workspaceId, template),
     }),
     scheduledSends: createCancelService(store),
     suppressions: createSuppressionService(store),
     templates: createTemplateService(store),
-    templateRendering: createTemplateRenderService(store),
+    templateRendering,
     webhooks: createWebhookService(store, config, { resolveHost: options.resolveHost }),
     upstreams: createUpstreamService(store, config, { resolveHost: options.resolveHost }),
     workspaces: createWorkspaceService(store),

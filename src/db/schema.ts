@@ -122,8 +122,8 @@ export interface MessagesTable {
   /** When the retention pruner dropped the bodies, attachments and MIME (0021); null while they are kept. */
   content_expired_at: string | null;
   /** The template the subject and bodies were rendered from and its version number, or null (0029). */
-  template_id?: string | null;
-  template_version?: number | null;
+  template_id: string | null;
+  template_version: number | null;
 }
 
 /** One attachment of a message, its decoded bytes included (migration 0018). */

@@ -22,7 +22,7 @@ const MESSAGE_FIELDS = [
   'id', 'workspace_id', 'from_name', 'from_address', 'reply_to', 'subject', 'html', 'text',
   'recipients', 'cc', 'bcc', 'headers', 'tags', 'scheduled_at', 'created_at', 'content_expired_at',
 ] as const satisfies readonly (keyof MessagesTable)[];
-/** A templated send's columns: such a send crosses as it is (isPlain), so they need no place in the packing. */
+/** A templated send's columns: such a send crosses as it is (isPlain), so a packed one has them null. */
 type TemplateFields = 'template_id' | 'template_version';
 // A column added to messages and not here fails to compile, rather than being dropped on the way.
 const everyMessageField: [Exclude<keyof MessagesTable, (typeof MESSAGE_FIELDS)[number] | TemplateFields>] extends [never] ? true : never = true;
@@ -77,6 +77,8 @@ export function unpackSend(wire: WireSend): AcceptedSend {
   if (!Array.isArray(wire)) return wire;
   const message = {} as Record<string, unknown>;
   MESSAGE_FIELDS.forEach((field, i) => (message[field] = wire[i]));
+  message.template_id = null;
+  message.template_version = null;
   const m = message as unknown as MessagesTable;
   const [keyId, senderDomainId, group, availableAt] = wire.slice(MESSAGE_FIELDS.length, HEAD) as [string | null, string | null, string | null, string | null];
   const entries: LogEntryRow[] = [];
