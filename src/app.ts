@@ -18,6 +18,7 @@ import { logRoutes } from './logs/index.js';
 import { sendRoutes, registerIdempotency } from './sending/index.js';
 import { suppressionRoutes } from './suppressions/index.js';
 import { webhookRoutes } from './webhooks/index.js';
+import { templateRoutes } from './templates/index.js';
 import { upstreamRoutes } from './upstreams/index.js';
 import { statsRoutes } from './stats/index.js';
 import { messageRoutes } from './messages/index.js';
@@ -109,6 +110,7 @@ export async function buildApp({ config, services, logger, beforeRoutes }: AppOp
   await app.register(apiKeyRoutes);
   await app.register(suppressionRoutes);
   await app.register(webhookRoutes);
+  await app.register(templateRoutes);
   await app.register(sesEventsRoutes);
   await app.register(resendCompat, { prefix: RESEND_PREFIX });
   await app.register(dashboardApi(config), { prefix: DASHBOARD_API_PREFIX });

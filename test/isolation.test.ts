@@ -12,6 +12,7 @@ describe('workspace isolation', () => {
   let webhookId: string;
   let webhookDeliveryId: string;
   let upstreamId: string;
+  let templateId: string;
   before(async () => {
     t = await createTestApp({ RATE_LIMIT_OTHER_PER_MIN: '100000' });
     b = await t.newWorkspace('B');
@@ -21,6 +22,7 @@ describe('workspace isolation', () => {
     await t.call('POST', '/v1/send', { body: sendBody({ to: ['a-recipient@example.com'] }) });
     webhookId = (await t.call('POST', '/v1/webhooks', { body: { url: 'https://93.184.216.34/a-only' } })).json().data.id;
     upstreamId = (await t.call('POST', '/v1/upstreams', { body: { name: 'a-only', type: 'smtp', url: 'smtp://a:a-password@93.184.216.34:587' } })).json().data.id;
+    templateId = (await t.call('POST', '/v1/templates', { body: { name: 'A only', html: '<p>a</p>' } })).json().data.id;
     // A delivery as the fan-out writes it, so the retry endpoint names a real one of A's.
     webhookDeliveryId = newId('whd');
     const at = new Date().toISOString();
@@ -32,7 +34,7 @@ describe('workspace isolation', () => {
   after(() => t.close());
 
   // Every endpoint that names one of A's resources in its path, and how to name an unknown one instead.
-  const unknownId = (url: string) => url.replace(/(dom|key|wh|ups)_[0-9a-z]+/, '$1_01jzzzzzzzzzzzzzzzzzzzzzzz');
+  const unknownId = (url: string) => url.replace(/(dom|key|wh|ups|tpl)_[0-9a-z]+/, '$1_01jzzzzzzzzzzzzzzzzzzzzzzz');
   const unknownDelivery = (url: string) => url.replace(/whd_[0-9a-z]+/, 'whd_01jzzzzzzzzzzzzzzzzzzzzzzz');
   const unknownEmail = (url: string) => url.replace(/[^/]+$/, 'nobody%40example.com');
   const byId: [string, () => string, (url: string) => string, string, unknown?][] = [
@@ -51,6 +53,11 @@ describe('workspace isolation', () => {
     ['PATCH /v1/upstreams/{id}', () => `/v1/upstreams/${upstreamId}`, unknownId, 'Upstream not found', { name: 'renamed by B' }],
     ['DELETE /v1/upstreams/{id}', () => `/v1/upstreams/${upstreamId}`, unknownId, 'Upstream not found'],
     ['POST /v1/upstreams/{id}/test', () => `/v1/upstreams/${upstreamId}/test`, unknownId, 'Upstream not found'],
+    ['GET /v1/templates/{id}', () => `/v1/templates/${templateId}`, unknownId, 'Template not found'],
+    ['DELETE /v1/templates/{id}', () => `/v1/templates/${templateId}`, unknownId, 'Template not found'],
+    ['POST /v1/templates/{id}/publish', () => `/v1/templates/${templateId}/publish`, unknownId, 'Template not found'],
+    ['POST /v1/templates/{id}/duplicate', () => `/v1/templates/${templateId}/duplicate`, unknownId, 'Template not found'],
+    ['GET /v1/templates/{id}/versions', () => `/v1/templates/${templateId}/versions`, unknownId, 'Template not found'],
   ];
   for (const [name, url, unknownUrl, error, body] of byId) {
     it(`${name} answers 404 to another workspace's key, exactly as for an unknown id`, async () => {

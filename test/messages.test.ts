@@ -58,7 +58,7 @@ describe('message detail', () => {
       { ...message, recipients: undefined, webhook_deliveries: undefined },
       {
         id, from_email: 'billing@sandbox.mailroom.test', from_name: 'Acme Billing', reply_to: 'Help Desk <help@acme.example>', cc: [], bcc: [], subject: 'Hello',
-        created_at: message.created_at, scheduled_at: null, size_bytes: Buffer.byteLength(kept!.raw), has_html: true, has_text: true, content_expired_at: null, tags: {}, attachments: [], recipients: undefined, webhook_deliveries: undefined,
+        created_at: message.created_at, scheduled_at: null, template_id: null, template_version: null, size_bytes: Buffer.byteLength(kept!.raw), has_html: true, has_text: true, content_expired_at: null, tags: {}, attachments: [], recipients: undefined, webhook_deliveries: undefined,
       },
     );
     assert.match(message.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

@@ -244,6 +244,20 @@ describe('the Resend-compatible API, driven by the official resend SDK', () => {
     assert.deepEqual(revoked.error, { statusCode: 403, name: 'invalid_api_key', message: 'Invalid or missing API key' });
   });
 
+  it('sends with template: {id, variables}, from and subject from the published template; its variable errors as validation_error', async () => {
+    const created = await t.call('POST', '/v1/templates', {
+      body: { name: 'Welcome', alias: 'resend-welcome', subject: 'Hi {{name}}', html: '<p>Welcome, {{name}}</p>', from: FROM, variables: [{ key: 'name', type: 'string' }] },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    await t.call('POST', '/v1/templates/resend-welcome/publish');
+    const sent = await resend.emails.send({ to: 'ada@example.com', template: { id: 'resend-welcome', variables: { name: 'Ada' } } } as never);
+    assert.equal(sent.error, null);
+    const detail = (await t.call('GET', `/v1/messages/${sent.data!.id}`)).json().data;
+    assert.deepEqual([detail.subject, detail.from_email, detail.template_version], ['Hi Ada', `hello@${DOMAIN}`, 1]);
+    const missing = await resend.emails.send({ to: 'ada@example.com', template: { id: 'resend-welcome' } } as never);
+    assert.deepEqual(missing.error, { statusCode: 422, name: 'validation_error', message: 'template variable "name" is missing' });
+  });
+
   it("answers Resend's errors: invalid and missing keys, validation, path attachments, unsupported fields, unknown paths", async () => {
     const wrong = await new Resend('re_not_a_mailroom_key').emails.send({ from: FROM, to: 'ada@example.com', subject: 'Hi', text: 'Hi' });
     assert.deepEqual(wrong, { data: null, error: { statusCode: 403, name: 'invalid_api_key', message: 'Invalid or missing API key' }, headers: wrong.headers });

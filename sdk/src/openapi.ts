@@ -424,6 +424,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the templates, newest first */
+        get: operations["listTemplates"];
+        put?: never;
+        /** Create a template (a draft) or a layout */
+        post: operations["createTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A template and its current content */
+        get: operations["getTemplate"];
+        put?: never;
+        post?: never;
+        /** Delete a template and its versions */
+        delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        /** Edit the draft (made from the published version when there is none) */
+        patch: operations["updateTemplate"];
+        trace?: never;
+    };
+    "/v1/templates/{id}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publish the draft as the next version */
+        post: operations["publishTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Copy a template as a new draft */
+        post: operations["duplicateTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every published version, newest first */
+        get: operations["listTemplateVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{id}/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Render a version with variables, as a send would */
+        post: operations["renderTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/inbound/ses": {
         parameters: {
             query?: never;
@@ -532,8 +637,8 @@ export interface operations {
                     to: string[];
                     cc?: string[] | null;
                     bcc?: string[] | null;
-                    from_email: string;
-                    subject: string;
+                    from_email?: string;
+                    subject?: string;
                     html?: string | null;
                     text?: string | null;
                     reply_to?: string | string[] | null;
@@ -551,6 +656,14 @@ export interface operations {
                         content_type?: string | null;
                         content_id?: string | null;
                     }[] | null;
+                    template?: {
+                        /** @description tpl_… or the alias */
+                        id: string;
+                        variables?: {
+                            [key: string]: unknown;
+                        } | null;
+                        version?: number | null;
+                    } | null;
                 };
             };
         };
@@ -843,8 +956,8 @@ export interface operations {
                     to: string[];
                     cc?: string[] | null;
                     bcc?: string[] | null;
-                    from_email: string;
-                    subject: string;
+                    from_email?: string;
+                    subject?: string;
                     html?: string | null;
                     text?: string | null;
                     reply_to?: string | string[] | null;
@@ -862,6 +975,14 @@ export interface operations {
                         content_type?: string | null;
                         content_id?: string | null;
                     }[] | null;
+                    template?: {
+                        /** @description tpl_… or the alias */
+                        id: string;
+                        variables?: {
+                            [key: string]: unknown;
+                        } | null;
+                        version?: number | null;
+                    } | null;
                 }[];
             };
         };
@@ -1798,6 +1919,8 @@ export interface operations {
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
                             created_at: string;
                             scheduled_at: string | null;
+                            template_id: string | null;
+                            template_version: number | null;
                             size_bytes: number | null;
                             has_html: boolean;
                             has_text: boolean;
@@ -8687,6 +8810,2436 @@ export interface operations {
                             created_at: string;
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
                             updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    listTemplates: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Entries matching the filter, over all pages. */
+                    "X-Total-Count": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description tpl_… */
+                            id: string;
+                            /** @enum {unknown} */
+                            kind: "template" | "layout";
+                            name: string;
+                            alias: string | null;
+                            /** @enum {unknown} */
+                            status: "draft" | "published";
+                            published_at: string | null;
+                            has_unpublished_versions: boolean;
+                            /** @description tplv_…: the draft if there is one, else the published version; its content is shown. */
+                            current_version_id: string;
+                            subject: string | null;
+                            html: string;
+                            text: string | null;
+                            from: string | null;
+                            reply_to: string | null;
+                            variables: {
+                                key: string;
+                                /** @enum {unknown} */
+                                type: "string" | "number";
+                                fallback_value: (string | number) | null;
+                            }[];
+                            layout_id: string | null;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    createTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    alias?: string | null;
+                    /** @enum {unknown} */
+                    kind?: "template" | "layout";
+                    html: string;
+                    subject?: string | null;
+                    text?: string | null;
+                    from?: string | null;
+                    reply_to?: string | null;
+                    variables?: {
+                        key: string;
+                        /** @enum {unknown} */
+                        type: "string" | "number";
+                        fallback_value?: string | number | null;
+                    }[];
+                    layout_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description tpl_… */
+                            id: string;
+                            /** @enum {unknown} */
+                            kind: "template" | "layout";
+                            name: string;
+                            alias: string | null;
+                            /** @enum {unknown} */
+                            status: "draft" | "published";
+                            published_at: string | null;
+                            has_unpublished_versions: boolean;
+                            /** @description tplv_…: the draft if there is one, else the published version; its content is shown. */
+                            current_version_id: string;
+                            subject: string | null;
+                            html: string;
+                            text: string | null;
+                            from: string | null;
+                            reply_to: string | null;
+                            variables: {
+                                key: string;
+                                /** @enum {unknown} */
+                                type: "string" | "number";
+                                fallback_value: (string | number) | null;
+                            }[];
+                            layout_id: string | null;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description tpl_… or the alias */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description tpl_… */
+                            id: string;
+                            /** @enum {unknown} */
+                            kind: "template" | "layout";
+                            name: string;
+                            alias: string | null;
+                            /** @enum {unknown} */
+                            status: "draft" | "published";
+                            published_at: string | null;
+                            has_unpublished_versions: boolean;
+                            /** @description tplv_…: the draft if there is one, else the published version; its content is shown. */
+                            current_version_id: string;
+                            subject: string | null;
+                            html: string;
+                            text: string | null;
+                            from: string | null;
+                            reply_to: string | null;
+                            variables: {
+                                key: string;
+                                /** @enum {unknown} */
+                                type: "string" | "number";
+                                fallback_value: (string | number) | null;
+                            }[];
+                            layout_id: string | null;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description tpl_… or the alias */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    updateTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description tpl_… or the alias */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    alias?: string | null;
+                    html?: string;
+                    subject?: string | null;
+                    text?: string | null;
+                    from?: string | null;
+                    reply_to?: string | null;
+                    variables?: {
+                        key: string;
+                        /** @enum {unknown} */
+                        type: "string" | "number";
+                        fallback_value?: string | number | null;
+                    }[];
+                    layout_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description tpl_… */
+                            id: string;
+                            /** @enum {unknown} */
+                            kind: "template" | "layout";
+                            name: string;
+                            alias: string | null;
+                            /** @enum {unknown} */
+                            status: "draft" | "published";
+                            published_at: string | null;
+                            has_unpublished_versions: boolean;
+                            /** @description tplv_…: the draft if there is one, else the published version; its content is shown. */
+                            current_version_id: string;
+                            subject: string | null;
+                            html: string;
+                            text: string | null;
+                            from: string | null;
+                            reply_to: string | null;
+                            variables: {
+                                key: string;
+                                /** @enum {unknown} */
+                                type: "string" | "number";
+                                fallback_value: (string | number) | null;
+                            }[];
+                            layout_id: string | null;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    publishTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description tpl_… or the alias */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description tpl_… */
+                            id: string;
+                            /** @enum {unknown} */
+                            kind: "template" | "layout";
+                            name: string;
+                            alias: string | null;
+                            /** @enum {unknown} */
+                            status: "draft" | "published";
+                            published_at: string | null;
+                            has_unpublished_versions: boolean;
+                            /** @description tplv_…: the draft if there is one, else the published version; its content is shown. */
+                            current_version_id: string;
+                            subject: string | null;
+                            html: string;
+                            text: string | null;
+                            from: string | null;
+                            reply_to: string | null;
+                            variables: {
+                                key: string;
+                                /** @enum {unknown} */
+                                type: "string" | "number";
+                                fallback_value: (string | number) | null;
+                            }[];
+                            layout_id: string | null;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    duplicateTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description tpl_… or the alias */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description tpl_… */
+                            id: string;
+                            /** @enum {unknown} */
+                            kind: "template" | "layout";
+                            name: string;
+                            alias: string | null;
+                            /** @enum {unknown} */
+                            status: "draft" | "published";
+                            published_at: string | null;
+                            has_unpublished_versions: boolean;
+                            /** @description tplv_…: the draft if there is one, else the published version; its content is shown. */
+                            current_version_id: string;
+                            subject: string | null;
+                            html: string;
+                            text: string | null;
+                            from: string | null;
+                            reply_to: string | null;
+                            variables: {
+                                key: string;
+                                /** @enum {unknown} */
+                                type: "string" | "number";
+                                fallback_value: (string | number) | null;
+                            }[];
+                            layout_id: string | null;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request body is not JSON. */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    listTemplateVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description tpl_… or the alias */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description tplv_… */
+                            id: string;
+                            version: number;
+                            subject: string | null;
+                            html: string;
+                            text: string | null;
+                            from: string | null;
+                            reply_to: string | null;
+                            variables: {
+                                key: string;
+                                /** @enum {unknown} */
+                                type: "string" | "number";
+                                fallback_value: (string | number) | null;
+                            }[];
+                            layout_id: string | null;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            published_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    renderTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description tpl_… or the alias */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description A published version; by default the draft, else the published one. */
+                    version?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            subject: string | null;
+                            html: string;
+                            text: string;
                         };
                     };
                 };

@@ -15,6 +15,7 @@ import { createWebhookService } from '../webhooks/index.js';
 import { createUpstreamService } from '../upstreams/index.js';
 import { createByteBudget } from '../lib/byte-budget.js';
 import { createSesEventsService } from '../ses-events/index.js';
+import { createTemplateRenderService, createTemplateService } from '../templates/index.js';
 import { createLogger } from './store-runtime.js';
 
 export interface ServiceOptions {
@@ -37,6 +38,7 @@ export interface ServiceOptions {
 
 export function createServices(store: Store, config: Config, options: ServiceOptions = {}) {
   const { rateLimiter = createMemoryRateLimiter(), sendWriter = createAcceptedSendWriter(store), healthChecks = {} } = options;
+  const templateRendering = createTemplateRenderService(store);
   return {
     health: createHealthService({ database: () => store.ping(), ...healthChecks }),
     readiness: createHealthService({ database: () => store.ping(), ...healthChecks, ...options.readinessChecks }),
@@ -51,9 +53,12 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
       onAccepted: options.onSendAccepted,
       metrics: options.metrics,
       recipientLimit: createRecipientLimit(rateLimiter, config.rateLimits.recipientsPerMinute),
+      renderTemplate: (workspaceId, template) => templateRendering.forSend(workspaceId, template),
     }),
     scheduledSends: createCancelService(store),
     suppressions: createSuppressionService(store),
+    templates: createTemplateService(store),
+    templateRendering,
     webhooks: createWebhookService(store, config, { resolveHost: options.resolveHost }),
     upstreams: createUpstreamService(store, config, { resolveHost: options.resolveHost }),
     workspaces: createWorkspaceService(store),

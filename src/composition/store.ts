@@ -16,6 +16,7 @@ import { createCountersRepository } from '../stats/index.js';
 import { createMessageMimeRepository, createMessageDetailRepository } from '../messages/index.js';
 import { createRetentionRepository } from '../retention/index.js';
 import { createSnsRepository } from '../ses-events/index.js';
+import { createTemplatesRepository } from '../templates/index.js';
 
 /** What acts on every published event, in order, inside its transaction (events/event-path.ts). */
 const EVENT_HANDLERS = [suppressOnBounceOrComplaint, fanOutToWebhooks] as const;
@@ -50,6 +51,7 @@ function bind(db: Db, counters?: CounterDeltas): Repositories {
     storedSecrets: createStoredSecretsRepository(db),
     sessions: createSessionsRepository(db),
     sns: createSnsRepository(db),
+    templates: createTemplatesRepository(db),
     upstreamHealth: createUpstreamHealthRepository(db),
     upstreams: createUpstreamsRepository(db),
     webhookDeliveries: createWebhookDeliveriesRepository(db),

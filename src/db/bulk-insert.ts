@@ -36,7 +36,8 @@ export function bulkInsert<T extends keyof Database & string, C extends keyof Da
   /** The rows' values in `columns` order, row after row: how every INSERT here binds them. */
   const valuesOf = (rows: Row[]): unknown[] => {
     const values: unknown[] = [];
-    for (const row of rows) for (const column of columns) values.push(row[column]);
+    // A column a row leaves out (a message's template_id) is bound as NULL: SQLite cannot bind undefined.
+    for (const row of rows) for (const column of columns) values.push(row[column] ?? null);
     return values;
   };
   const insertChunk = compileOnce(

@@ -28,6 +28,7 @@ import * as providerMessageIds from './migrations/0025-provider-message-ids.js';
 import * as providerState from './migrations/0026-provider-state.js';
 import * as snsNotifications from './migrations/0027-sns-notifications.js';
 import * as upstreams from './migrations/0028-upstreams.js';
+import * as templates from './migrations/0029-templates.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '0026-provider-state': providerState,
   '0027-sns-notifications': snsNotifications,
   '0028-upstreams': upstreams,
+  '0029-templates': templates,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

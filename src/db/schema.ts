@@ -2,11 +2,13 @@ import type { Generated } from 'kysely';
 import type { InvitationsTable, SessionsTable, SetupTokensTable, SignInFailuresTable, UsersTable, WorkspaceMembersTable } from './people-schema.js';
 import type { IdempotencyKeysTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './webhooks-schema.js';
 import type { SnsNotificationsTable, SnsSubscriptionsTable } from './sns-schema.js';
+import type { TemplatesTable, TemplateVersionsTable } from './templates-schema.js';
 import type { ProviderRefusalsTable, SendSlotsTable, UpstreamHealthTable, UpstreamsTable } from './provider-state-schema.js';
 
 export type * from './people-schema.js';
 export type * from './webhooks-schema.js';
 export type * from './sns-schema.js';
+export type * from './templates-schema.js';
 export type * from './provider-state-schema.js';
 
 /** Table shapes as Kysely sees them. Timestamps are ISO 8601 UTC strings. */
@@ -47,6 +49,8 @@ export interface Database {
   upstream_health: UpstreamHealthTable;
   sns_notifications: SnsNotificationsTable;
   sns_subscriptions: SnsSubscriptionsTable;
+  templates: TemplatesTable;
+  template_versions: TemplateVersionsTable;
 }
 
 export interface WorkspacesTable {
@@ -117,6 +121,9 @@ export interface MessagesTable {
   created_at: string;
   /** When the retention pruner dropped the bodies, attachments and MIME (0021); null while they are kept. */
   content_expired_at: string | null;
+  /** The template the subject and bodies were rendered from and its version number, or null (0029). */
+  template_id: string | null;
+  template_version: number | null;
 }
 
 /** One attachment of a message, its decoded bytes included (migration 0018). */

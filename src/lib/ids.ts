@@ -54,7 +54,7 @@ function nextUlid(): string {
   return ulidTime + base32Of40Bits(randomHigh) + base32Of40Bits(randomLow);
 }
 
-export type IdPrefix = 'ws' | 'key' | 'dom' | 'msg' | 'log' | 'att' | 'evt' | 'wh' | 'whd' | 'wha' | 'usr' | 'inv' | 'req' | 'ups';
+export type IdPrefix = 'ws' | 'key' | 'dom' | 'msg' | 'log' | 'att' | 'evt' | 'wh' | 'whd' | 'wha' | 'usr' | 'inv' | 'req' | 'ups' | 'tpl' | 'tplv';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${nextUlid()}`;

@@ -33,6 +33,9 @@ export interface MessageDetail {
   created_at: string;
   /** When delivery was held until (a scheduled send), or null: it went at once. */
   scheduled_at: string | null;
+  /** The template the subject and bodies were rendered from, and its published version's number; null without one. */
+  template_id: string | null;
+  template_version: number | null;
   /** The size of the MIME message as handed over; null when it was never built (or is no longer kept). */
   size_bytes: number | null;
   has_html: boolean;
@@ -161,6 +164,8 @@ export function createMessageDetailService(store: Store, options: { sesEventTime
           subject: message.subject,
           created_at: message.created_at,
           scheduled_at: message.scheduled_at,
+          template_id: message.template_id,
+          template_version: message.template_version,
           size_bytes: size ?? null,
           has_html: message.html !== null,
           // '' is the opt-out from the generated text part: no text was given.

@@ -68,6 +68,8 @@ export const MessageDetail = Type.Object(
     subject: Type.String(),
     created_at: Timestamp,
     scheduled_at: Nullable(Timestamp),
+    template_id: Nullable(Type.String({ description: 'tpl_…: the template the content was rendered from, or null.' })),
+    template_version: Nullable(Type.Integer({ description: "That template's published version." })),
     size_bytes: Nullable(Type.Integer()),
     has_html: Type.Boolean(),
     has_text: Type.Boolean(),

@@ -15,8 +15,10 @@ export interface SendInput {
   to: string[];
   cc?: string[] | null | undefined;
   bcc?: string[] | null | undefined;
-  from_email: string;
-  subject: string;
+  /** Optional with a template that has a from; else required (template-send.ts). */
+  from_email?: string | undefined;
+  /** Given by the template when there is one; else required (template-send.ts). */
+  subject?: string | undefined;
   html?: string | null | undefined;
   /** Absent or null with `html`: a text part is generated from the HTML; `""` opts out of that. */
   text?: string | null | undefined;
@@ -26,9 +28,29 @@ export interface SendInput {
   /** ISO 8601 with an offset; delivery is held until then (at most 30 days ahead). */
   scheduled_at?: string | null | undefined;
   attachments?: AttachmentInput[] | null | undefined;
+  /** In place of subject, html and text: rendered by applyTemplate (template-send.ts) before parsing. */
+  template?: SendTemplateInput | null | undefined;
+}
+
+/** `template` of a send: a template by id or alias, its variables, and a published version's number. */
+export interface SendTemplateInput {
+  id: string;
+  variables?: Record<string, unknown> | null | undefined;
+  version?: number | null | undefined;
+}
+
+/** A send as parseSendRequest takes it: subject and sender present (a template already rendered into them). */
+export type CompleteSendInput = Omit<SendInput, 'template'> & { subject: string; from_email: string };
+
+/** Which template and version a send was rendered from: recorded on its message. */
+export interface TemplateUsed {
+  template_id: string;
+  version: number;
 }
 
 export interface SendRequest {
+  /** The template the subject and bodies were rendered from, if any. */
+  template?: TemplateUsed;
   from: Mailbox;
   /**
    * Recipients in request order, each once: an address (compared
@@ -55,7 +77,7 @@ export interface SendRequest {
 }
 
 /** Applies SPEC.md §2.1 and §8.2 and the send extensions (docs/sending.md, "Send fields"); throws a ValidationError naming the field. */
-export function parseSendRequest(input: SendInput, options: MailboxOptions = {}): SendRequest {
+export function parseSendRequest(input: CompleteSendInput, options: MailboxOptions = {}): SendRequest {
   if (input.to.length === 0) throw new ValidationError('to must contain at least one recipient');
   if (input.to.length > MAX_RECIPIENTS) {
     throw new ValidationError(`to must contain at most ${MAX_RECIPIENTS} recipients (got ${input.to.length})`);

@@ -25,6 +25,16 @@ const Attachment = Type.Object(
   { additionalProperties: false },
 );
 
+/** In place of subject, html and text (docs/templates.md): variables are checked against the template's declaration. */
+const SendTemplate = Type.Object(
+  {
+    id: Type.String({ description: 'tpl_… or the alias' }),
+    variables: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+    version: Type.Optional(Type.Union([Type.Integer({ minimum: 1, description: 'A published version; by default the published one.' }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
 // Types only: recipient count, address syntax and header safety are the send service's rules.
 // Also the dashboard's (dashboard/): one rule for both ways in.
 export const SendBody = Type.Object(
@@ -32,8 +42,9 @@ export const SendBody = Type.Object(
     to: Type.Array(Type.String()),
     cc: OptionalAddresses,
     bcc: OptionalAddresses,
-    from_email: Type.String(),
-    subject: Type.String(),
+    // Required unless a template gives them (sending/template-send.ts says which is missing).
+    from_email: Type.Optional(Type.String()),
+    subject: Type.Optional(Type.String()),
     html: OptionalText,
     text: OptionalText,
     reply_to: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String()), Type.Null()])),
@@ -42,6 +53,7 @@ export const SendBody = Type.Object(
     tags: Type.Optional(Type.Union([Type.Array(Type.Object({ name: Type.String(), value: Type.String() }, { additionalProperties: false })), Type.Null()])),
     scheduled_at: OptionalText,
     attachments: Type.Optional(Type.Union([Type.Array(Attachment), Type.Null()])),
+    template: Type.Optional(Type.Union([SendTemplate, Type.Null()])),
   },
   { additionalProperties: false },
 );

@@ -11,6 +11,7 @@ import { eventAbout, type MessageEvent } from '../events/index.js';
 import { domainOf } from '../lib/email-address.js';
 import { tagsJson } from '../lib/tags.js';
 import { parseSendRequest, type SendInput, type SendRequest } from './send-request.js';
+import { applyTemplate, type RenderTemplateForSend } from './template-send.js';
 import { checkKeyDomain, checkSenderDomain, sendableDomains } from '../domains/index.js';
 import type { Metrics, SendWay } from '../observability/index.js';
 import type { RecipientLimit } from './recipient-limit.js';
@@ -34,13 +35,15 @@ export interface SendServiceOptions {
   metrics?: Pick<Metrics, 'sendsAnswered'>;
   /** The workspace's recipients per minute (sending/recipient-limit.ts); without it, none. */
   recipientLimit?: RecipientLimit;
+  /** Renders a send's `template` (templates/, handed in by composition/); without it, a send naming one is refused. */
+  renderTemplate?: RenderTemplateForSend;
 }
 
 export function createSendService(
   store: Store,
   writer: AcceptedSendWriter,
   config: Pick<Config, 'provider' | 'smtpUtf8'>,
-  { onAccepted, metrics, recipientLimit }: SendServiceOptions = {},
+  { onAccepted, metrics, recipientLimit, renderTemplate }: SendServiceOptions = {},
 ) {
   // A non-ASCII local part needs SMTPUTF8 on the way out: the sandbox keeps mail here, a relay must be declared to take it.
   const mailboxOptions = { utf8LocalPart: config.provider === 'sandbox' || (config.provider === 'smtp' && config.smtpUtf8) };
@@ -49,6 +52,14 @@ export function createSendService(
   const verifiedDomains = createRecentCache<string>();
 
   /** Why `domain` may not send for the workspace now (null: it may), and the id of its row when memory said so. */
+  /** The send's rules, after its template (if any) is rendered into it: nothing is written before both passed. */
+  async function parse(workspaceId: string, input: SendInput): Promise<SendRequest> {
+    const { input: complete, template } = await applyTemplate(workspaceId, input, renderTemplate);
+    const request = parseSendRequest(complete, mailboxOptions);
+    if (template) request.template = template;
+    return request;
+  }
+
   async function senderDomainOf(workspaceId: string, domain: string, fromMemory: boolean): Promise<{ problem: string | null; rememberedId?: string }> {
     const cacheKey = `${workspaceId}\0${domain}`;
     const rememberedId = fromMemory ? verifiedDomains.get(cacheKey, Date.now()) : undefined;
@@ -97,7 +108,7 @@ export function createSendService(
      * `way`: how the send came in, for the metrics.
      */
     async accept(workspaceId: string, input: SendInput, key: SendingKey | null = null, way: SendWay = 'http'): Promise<SendResult> {
-      const request = parseSendRequest(input, mailboxOptions);
+      const request = await parse(workspaceId, input);
       if (key?.domainId) await checkKeyDomain(store.domains, workspaceId, key.domainId, domainOf(request.from.address));
       const result = await withinRecipientLimit(workspaceId, [request], async () => {
         try {
@@ -124,14 +135,15 @@ export function createSendService(
       if (inputs.length < 1 || inputs.length > MAX_BATCH_SENDS) {
         throw new ValidationError(`The request body must be an array of 1 to ${MAX_BATCH_SENDS} sends (got ${inputs.length})`);
       }
-      const requests = inputs.map((input, index) => {
+      const requests: SendRequest[] = [];
+      for (const [index, input] of inputs.entries()) {
         try {
-          return parseSendRequest(input, mailboxOptions);
+          requests.push(await parse(workspaceId, input));
         } catch (error) {
           if (error instanceof ValidationError) throw new ValidationError(`[${index}].${error.message}`);
           throw error;
         }
-      });
+      }
       // A batch carries no more attachment bytes than one send may: its body limit is /v1/send's (docs/sending.md, "Batch sends").
       const attachmentBytes = requests.reduce((sum, request) => sum + request.attachmentBytes, 0);
       if (attachmentBytes > MAX_ATTACHMENT_BYTES) {
@@ -227,6 +239,8 @@ function prepareSend(
       scheduled_at: request.scheduledAt,
       created_at: now,
       content_expired_at: null,
+      template_id: request.template?.template_id ?? null,
+      template_version: request.template?.version ?? null,
     },
     entries,
     attachments: attachmentRows(messageId, workspaceId, request.attachments),

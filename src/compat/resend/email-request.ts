@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { ValidationError } from '../../lib/errors.js';
 import type { SendInput } from '../../sending/index.js';
+import { TemplateVariables } from '../../templates/index.js';
 import { UnsupportedAttachmentError } from './resend-dialect.js';
 
 const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
@@ -23,14 +24,15 @@ const ResendAttachment = Type.Object(
 /**
  * POST /compat/resend/emails, in Resend's field names. Types only: the rules
  * are /v1's send rules (send-request.ts), applied after the mapping. Fields
- * Mailroom has no counterpart for (template, topic_id) are refused by name
- * rather than dropped.
+ * Mailroom has no counterpart for (topic_id) are refused by name rather than
+ * dropped. `template: {id, variables}` is /v1's (docs/templates.md): `from` and
+ * `subject` may then come from the template.
  */
 export const ResendEmailBody = Type.Object(
   {
-    from: Type.String(),
+    from: Type.Optional(Type.String()),
     to: Addresses,
-    subject: Type.String(),
+    subject: Type.Optional(Type.String()),
     html: Text,
     text: Text,
     cc: OptionalAddresses,
@@ -40,6 +42,7 @@ export const ResendEmailBody = Type.Object(
     tags: Type.Optional(Type.Union([Type.Array(Type.Object({ name: Type.String(), value: Type.String() }, { additionalProperties: false })), Type.Null()])),
     scheduled_at: Text,
     attachments: Type.Optional(Type.Union([Type.Array(ResendAttachment), Type.Null()])),
+    template: Type.Optional(Type.Union([Type.Object({ id: Type.String(), variables: Type.Optional(Type.Union([TemplateVariables, Type.Null()])) }, { additionalProperties: false }), Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -63,6 +66,7 @@ export function toSendInput(email: ResendEmail): SendInput {
     headers: email.headers,
     tags: email.tags,
     scheduled_at: email.scheduled_at,
+    template: email.template,
     attachments: email.attachments?.map((attachment, index) => {
       const field = `attachments[${index}]`;
       if (attachment.path !== undefined && attachment.path !== null) {

@@ -22,8 +22,10 @@ const MESSAGE_FIELDS = [
   'id', 'workspace_id', 'from_name', 'from_address', 'reply_to', 'subject', 'html', 'text',
   'recipients', 'cc', 'bcc', 'headers', 'tags', 'scheduled_at', 'created_at', 'content_expired_at',
 ] as const satisfies readonly (keyof MessagesTable)[];
+/** A templated send's columns: such a send crosses as it is (isPlain), so a packed one has them null. */
+type TemplateFields = 'template_id' | 'template_version';
 // A column added to messages and not here fails to compile, rather than being dropped on the way.
-const everyMessageField: [Exclude<keyof MessagesTable, (typeof MESSAGE_FIELDS)[number]>] extends [never] ? true : never = true;
+const everyMessageField: [Exclude<keyof MessagesTable, (typeof MESSAGE_FIELDS)[number] | TemplateFields>] extends [never] ? true : never = true;
 void everyMessageField;
 
 // After the message's fields: keyId, senderDomainId, group, the job's available_at (null: no job; the job is keyed by the message).
@@ -41,7 +43,7 @@ function entryIsPlain(entry: LogEntryRow, m: MessagesTable): boolean {
 
 function isPlain(send: AcceptedSend): boolean {
   const m = send.message;
-  if (send.events.length > 0 || (send.attachments !== undefined && send.attachments.length > 0)) return false;
+  if (send.events.length > 0 || (send.attachments !== undefined && send.attachments.length > 0) || m.template_id) return false;
   const job = send.job;
   if (
     job &&
@@ -75,6 +77,8 @@ export function unpackSend(wire: WireSend): AcceptedSend {
   if (!Array.isArray(wire)) return wire;
   const message = {} as Record<string, unknown>;
   MESSAGE_FIELDS.forEach((field, i) => (message[field] = wire[i]));
+  message.template_id = null;
+  message.template_version = null;
   const m = message as unknown as MessagesTable;
   const [keyId, senderDomainId, group, availableAt] = wire.slice(MESSAGE_FIELDS.length, HEAD) as [string | null, string | null, string | null, string | null];
   const entries: LogEntryRow[] = [];

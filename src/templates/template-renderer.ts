@@ -1,0 +1,83 @@
+import { convert } from 'html-to-text';
+import { compileTemplate, RenderBudget, renderTemplate, type CompiledTemplate, type RenderValues } from './template-language.js';
+import { LAYOUT_CONTENT_KEY, renderValues, type VariableDeclaration } from './template-variables.js';
+import type { TemplateVersionRow } from './templates-repository.js';
+
+/** A version's parts, parsed once: sends and previews reuse them until the version changes. */
+interface CompiledVersion {
+  subject: CompiledTemplate | undefined;
+  html: CompiledTemplate;
+  text: CompiledTemplate | undefined;
+  declarations: VariableDeclaration[];
+}
+
+export interface RenderedMessage {
+  subject: string | null;
+  html: string;
+  text: string;
+}
+
+/** Versions kept compiled at most (the least recently used is dropped first). */
+const CACHE_SIZE = 1000;
+
+/** The text part of a template without one, as the message builder makes it from HTML. */
+const textOf = (html: string) => convert(html, { wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] });
+
+/** Compiles versions once (keyed by id and last change: a published version never changes, a draft may) and renders them. */
+export function createTemplateRenderer() {
+  const cache = new Map<string, CompiledVersion>();
+
+  function compiled(version: TemplateVersionRow): CompiledVersion {
+    const key = `${version.id}@${version.updated_at}`;
+    const hit = cache.get(key);
+    if (hit) {
+      cache.delete(key);
+      cache.set(key, hit);
+      return hit;
+    }
+    // Saved content parsed once already, at save: it cannot fail here.
+    const made: CompiledVersion = {
+      subject: version.subject === null ? undefined : compileTemplate('subject', version.subject),
+      html: compileTemplate('html', version.html),
+      text: version.text === null ? undefined : compileTemplate('text', version.text),
+      declarations: JSON.parse(version.variables) as VariableDeclaration[],
+    };
+    cache.set(key, made);
+    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    return made;
+  }
+
+  /** A layout's values: its own declared keys from the template's values or their fallbacks, and the content raw. */
+  function layoutValues(layout: CompiledVersion, values: RenderValues, content: string): RenderValues {
+    const result: Record<string, string | number> = Object.create(null);
+    for (const { key, fallback_value } of layout.declarations) {
+      const value = Object.hasOwn(values, key) ? values[key] : fallback_value;
+      if (value !== undefined && value !== null) result[key] = value;
+    }
+    result[LAYOUT_CONTENT_KEY] = content;
+    return result;
+  }
+
+  return {
+    /**
+     * Renders `version` (wrapped in `layout` when it has one) with the caller's variables, checked against the
+     * declaration first (a 400 naming every problem); a render past a bound throws RenderLimitError.
+     */
+    render(version: TemplateVersionRow, layout: TemplateVersionRow | undefined, given: Record<string, unknown> | undefined): RenderedMessage {
+      const parts = compiled(version);
+      const values = renderValues(parts.declarations, given);
+      const budget = new RenderBudget();
+      const subject = parts.subject ? renderTemplate(parts.subject, values, budget, 'plain') : null;
+      let html = renderTemplate(parts.html, values, budget, 'html');
+      if (layout) {
+        const frame = compiled(layout);
+        html = renderTemplate(frame.html, layoutValues(frame, values, html), budget, 'html');
+      }
+      const text = parts.text ? renderTemplate(parts.text, values, budget, 'plain') : textOf(html);
+      budget.spend(parts.text ? '' : text);
+      return { subject, html, text };
+    },
+  };
+}
+
+export type TemplateRenderer = ReturnType<typeof createTemplateRenderer>;
