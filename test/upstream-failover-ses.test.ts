@@ -67,7 +67,7 @@ async function burstThroughStorm(t: { diagnostic(message: string): void }, rig: 
   const ids = await acceptSends(rig.serve.base, rig.ws, BURST, { chunk: 50, tag: 'storm-' });
   const wanted = new Set(ids.map((id) => `<${id}@${domain}>`));
   const arrived = () => rig.relay.arrivals.filter((a) => wanted.has(a.messageId!)).length;
-  await waitFor(() => arrived() >= BURST, () => `all ${BURST} to reach the relay (${arrived()} so far)`, { timeoutMs: 60_000, intervalMs: 100 });
+  await waitFor(() => arrived() >= BURST, () => `all ${BURST} to reach the relay (${arrived()} so far)`, { timeoutMs: 90_000, intervalMs: 100 });
   const delivered = Date.now() - started;
   await waitFor(async () => (await rig.ws.db.selectFrom('delivery_jobs').select('message_id').where('state', '!=', 'done').execute()).length === 0, 'every job to be done');
 
@@ -130,7 +130,7 @@ describe('a route of an SES upstream, then a relay, while SES throttles every se
   });
   after(() => stopRig(rig));
 
-  it('delivers every send through the relay, once, at the first attempt; the SES upstream goes down', { timeout: 90_000 }, async (t) => {
+  it('delivers every send through the relay, once, at the first attempt; the SES upstream goes down', { timeout: 120_000 }, async (t) => {
     await burstThroughStorm(t, rig, DOMAIN, sesId, relayId);
     assert.equal(await healthOf(rig.serve.base, rig.ws.apiKey, sesId), 'down');
     assert.equal(await healthOf(rig.serve.base, rig.ws.apiKey, relayId), 'healthy');
@@ -152,7 +152,7 @@ describe('MAILROOM_PROVIDER=ses,smtp for a domain without a route of its own, wh
   });
   after(() => stopRig(rig));
 
-  it('delivers every send through SMTP_URL\'s relay; attempts show server:ses, then server:smtp', { timeout: 90_000 }, async (t) => {
+  it('delivers every send through SMTP_URL\'s relay; attempts show server:ses, then server:smtp', { timeout: 120_000 }, async (t) => {
     const ids = await burstThroughStorm(t, rig, DOMAIN, 'server:ses', 'server:smtp');
     // A recipient tried on both: SES's try first, then the relay's, in one attempt.
     const attempts = await attemptsOf(rig.ws.db, ids);

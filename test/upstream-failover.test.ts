@@ -21,8 +21,11 @@ import { waitFor } from './helpers/wait-for.js';
 const BURST = 1_000;
 const DOMAIN = 'failover.example';
 const DOWN_MS = 3_000;
-/** "Within seconds": from the burst's first send to the first upstream shown `down`. */
-const DOWN_WITHIN_MS = 10_000;
+/**
+ * "Within seconds": from the burst's first send to the first upstream shown `down`. Well under a second
+ * alone; seconds under the full suite's load, when serve's worker also gives way to its busy API.
+ */
+const DOWN_WITHIN_MS = 15_000;
 const METRICS_TOKEN = 'upstream-failover-metrics-token';
 
 function report(t: { diagnostic(message: string): void }, line: string): void {
@@ -129,7 +132,7 @@ describe('a domain routed through two relays, the first failing under 1,000 send
     const accepted = Date.now();
     const wanted = new Set(ids.map(messageIdOf));
     const arrived = () => second.arrivals.filter((a) => wanted.has(a.messageId!)).length;
-    await waitFor(() => arrived() >= BURST, () => `all ${BURST} to reach the second relay (${arrived()} so far)`, { timeoutMs: 60_000, intervalMs: 100 });
+    await waitFor(() => arrived() >= BURST, () => `all ${BURST} to reach the second relay (${arrived()} so far)`, { timeoutMs: 90_000, intervalMs: 100 });
     const delivered = Date.now();
     await waitFor(async () => (await ws.db.selectFrom('delivery_jobs').select('message_id').where('state', '!=', 'done').execute()).length === 0, 'every job to be done');
     watching = false;
@@ -172,19 +175,19 @@ describe('a domain routed through two relays, the first failing under 1,000 send
     return Date.parse(health.changed_at);
   }
 
-  it('fails over while the first refuses connections (nothing listens), and takes it back once it is there', { timeout: 60_000 }, async (t) => {
+  it('fails over while the first refuses connections (nothing listens), and takes it back once it is there', { timeout: 120_000 }, async (t) => {
     await recover(t, 'connections refused', await burstWhileFirstIs(t, 'closed'));
   });
 
-  it('fails over while the first refuses the credentials (535), and takes it back', { timeout: 60_000 }, async (t) => {
+  it('fails over while the first refuses the credentials (535), and takes it back', { timeout: 120_000 }, async (t) => {
     await recover(t, '535', await burstWhileFirstIs(t, 'auth-535'));
   });
 
-  it('fails over while the first refuses to relay at MAIL FROM (554 5.7.1), and takes it back', { timeout: 60_000 }, async (t) => {
+  it('fails over while the first refuses to relay at MAIL FROM (554 5.7.1), and takes it back', { timeout: 120_000 }, async (t) => {
     await recover(t, '554 at MAIL', await burstWhileFirstIs(t, 'relay-denied-mail'));
   });
 
-  it('fails over while the first refuses to relay at RCPT TO (554 5.7.1 Relay access denied), and takes it back', { timeout: 60_000 }, async (t) => {
+  it('fails over while the first refuses to relay at RCPT TO (554 5.7.1 Relay access denied), and takes it back', { timeout: 120_000 }, async (t) => {
     await recover(t, '554 at RCPT', await burstWhileFirstIs(t, 'relay-denied-rcpt'));
   });
 });
