@@ -139,7 +139,7 @@ export function createMetrics({ db, troubleCounts = () => [], workerMetrics, pro
   const webhookBacklog = new Gauge({ name: webhookName, help: 'Webhook deliveries still to post in the store (due or waiting for a retry); counted up to 100000.', registers: [registry] });
   const sesOverdue = new Gauge({ name: sesOverdueName, help: 'Recipients handed to SES that have heard no event from it for longer than SES_EVENT_TIMEOUT (still sent; check the SNS subscription); counted up to 100000.', registers: [registry] });
   const backlog = createBacklogRepository(db, offThreadReads, sesEventTimeoutMs);
-  const upstreamsUp = createUpstreamGauge(db, registry, serverUpstreams);
+  const upstreamsUp = createUpstreamGauge(db, registry, serverUpstreams, offThreadReads);
 
   return {
     registry,
