@@ -76,9 +76,14 @@ for (const limiter of limiters) {
       assert.equal(shares[0]! + shares[1]!, SENDS, 'every send came from one of the two workers');
       const times = emulator.sends.map((s) => s.at);
       const most = busiestWindow(times, 1000);
+      const mostIn3s = busiestWindow(times, 3000);
       const span = Math.max(...times) - Math.min(...times);
-      t.diagnostic(`${SENDS} sends over ${span} ms, at most ${most} in any second; worker shares ${shares.join(' / ')}`);
-      assert.ok(most <= RATE, `at most ${RATE} sends in any second, saw ${most}`);
+      t.diagnostic(`${SENDS} sends over ${span} ms, at most ${most} in any second and ${mostIn3s} in any 3 s; worker shares ${shares.join(' / ')}`);
+      // The slots are 1.1/RATE s apart; a hand-over its process started late (a busy machine delays a timer, never
+      // advances it) can arrive in the next slot's second, so one second may see one more than the rate, never
+      // more, and three seconds never more than three seconds' worth. Unpaced, the 24 sends arrive in one second.
+      assert.ok(most <= RATE + 1, `at most ${RATE} sends in any second, one more with a late hand-over, saw ${most}`);
+      assert.ok(mostIn3s <= 3 * RATE, `at most ${3 * RATE} sends in any 3 s, saw ${mostIn3s}`);
       // Not slower than the rate needs either: paced, not stalled (the margin is PACING_MARGIN's tenth, and start-up).
       assert.ok(span < ((SENDS - 1) * 1000 * 1.1) / RATE + 2000, `paced at about the rate: ${span} ms`);
     });
