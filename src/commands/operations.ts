@@ -7,10 +7,10 @@ import { cliConfig, required, tellStore, useExistingStore } from './store.js';
 export function registerOperationsCommands(program: Command): void {
   program
     .command('secrets')
-    .description('The key that encrypts DKIM keys, webhook secrets and upstreams' credentials at rest')
+    .description('The key that encrypts DKIM keys, webhook secrets and upstream credentials at rest')
     .command('rotate')
     .description(
-      'Re-encrypt DKIM keys, webhook secrets and upstreams' credentials under a new key, with Mailroom stopped (made and written to the data dir\'s secret.key; with MAILROOM_SECRET_KEY set, give the new key in FILE and set it afterwards)',
+      'Re-encrypt DKIM keys, webhook secrets and upstream credentials under a new key, with Mailroom stopped (made and written to the data dir\'s secret.key; with MAILROOM_SECRET_KEY set, give the new key in FILE and set it afterwards)',
     )
     .usage('[--new-key-file FILE] [--json]')
     .option('--new-key-file <FILE>', 'the new key (required when MAILROOM_SECRET_KEY is set)')
