@@ -1,6 +1,6 @@
 import type { Repositories } from '../db/store.js';
 import { newId } from '../lib/ids.js';
-import type { NewWebhookDelivery } from './webhook-deliveries-repository.js';
+import { pendingDelivery } from './webhook-fanout.js';
 
 /** An upstream went down or came back (docs/upstreams.md#seen-and-told). */
 export interface UpstreamEvent {
@@ -21,22 +21,10 @@ export interface UpstreamEvent {
 export async function fanOutUpstreamEvent(repos: Repositories, event: UpstreamEvent, workspaceIds: string[] | 'all'): Promise<number> {
   const endpoints = await repos.webhookDeliveries.endpointsNaming(event.type, workspaceIds);
   const eventId = newId('evt');
-  const rows: NewWebhookDelivery[] = endpoints.map((endpoint) => ({
-    id: newId('whd'),
-    webhook_id: endpoint.id,
-    workspace_id: endpoint.workspace_id,
-    event_id: eventId,
-    event_type: event.type,
-    payload: JSON.stringify({ id: eventId, event: event.type, ...Object.fromEntries(Object.entries(event).filter(([key]) => key !== 'type')), workspace_id: endpoint.workspace_id }),
-    state: 'pending',
-    available_at: event.timestamp,
-    lease_owner: null,
-    lease_expires_at: null,
-    last_status: null,
-    last_error: null,
-    created_at: event.timestamp,
-    updated_at: event.timestamp,
-  }));
+  const rows = endpoints.map((endpoint) => {
+    const payload = { id: eventId, event: event.type, ...Object.fromEntries(Object.entries(event).filter(([key]) => key !== 'type')), workspace_id: endpoint.workspace_id };
+    return pendingDelivery(endpoint, endpoint.workspace_id, eventId, event.type, JSON.stringify(payload), event.timestamp);
+  });
   await repos.webhookDeliveries.insertMany(rows);
   return rows.length;
 }
