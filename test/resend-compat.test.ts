@@ -3,15 +3,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { simpleParser, type AddressObject } from 'mailparser';
 import type { Resend as ResendClient } from 'resend';
-import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
-import { headerOf, startSmtpSink, type SmtpSink } from './helpers/smtp-sink.js';
+import type { TestDnsServer } from './helpers/dns-server.js';
+import { startResendHarness, type ResendHarness } from './helpers/resend-harness.js';
+import { headerOf, type SmtpSink } from './helpers/smtp-sink.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
-import { addVerifiedDomain } from './helpers/verified-domain.js';
 import { waitFor } from './helpers/wait-for.js';
 
 const DOMAIN = 'mail.acme.example';
 const FROM = `Acme <hello@${DOMAIN}>`;
-const FAST = { DELIVERY_RETRY_BASE_MS: '20', DELIVERY_MAX_ATTEMPTS: '5', WORKER_POLL_MS: '20', RATE_LIMIT_SEND_PER_MIN: '100000', RATE_LIMIT_OTHER_PER_MIN: '100000' };
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const addresses = (field: AddressObject | AddressObject[] | undefined) =>
@@ -23,32 +22,18 @@ const addresses = (field: AddressObject | AddressObject[] | undefined) =>
  * real SMTP server on loopback.
  */
 describe('the Resend-compatible API, driven by the official resend SDK', () => {
+  let h: ResendHarness;
   let dns: TestDnsServer;
   let sink: SmtpSink;
   let t: TestApp;
-  let base: string;
   let Resend: typeof ResendClient;
   let resend: ResendClient;
 
   before(async () => {
-    dns = await startDnsServer();
-    sink = await startSmtpSink();
-    t = await createTestApp({ MAILROOM_PROVIDER: 'smtp', SMTP_URL: `smtp://127.0.0.1:${sink.port}`, DNS_SERVERS: dns.address, ...FAST }, { worker: true });
-    await addVerifiedDomain(t, dns, DOMAIN);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = t.app.server.address() as { port: number };
-    base = `http://127.0.0.1:${port}/compat/resend`;
-    // The SDK reads RESEND_BASE_URL when a client is made; set before, to be sure, as a user would.
-    process.env.RESEND_BASE_URL = base;
-    ({ Resend } = await import('resend'));
-    resend = new Resend(t.apiKey);
+    h = await startResendHarness(DOMAIN);
+    ({ dns, sink, t, Resend, resend } = h);
   });
-  after(async () => {
-    delete process.env.RESEND_BASE_URL;
-    await t.close();
-    await sink.close();
-    await dns.close();
-  });
+  after(() => h.close());
 
   async function delivered(id: string) {
     await waitFor(async () => (await t.store.messages.findJobByMessage(id))?.state === 'done', `the job of ${id} to finish`);
@@ -262,7 +247,7 @@ describe('the Resend-compatible API, driven by the official resend SDK', () => {
     const wrong = await new Resend('re_not_a_mailroom_key').emails.send({ from: FROM, to: 'ada@example.com', subject: 'Hi', text: 'Hi' });
     assert.deepEqual(wrong, { data: null, error: { statusCode: 403, name: 'invalid_api_key', message: 'Invalid or missing API key' }, headers: wrong.headers });
 
-    const missing = await fetch(`${base}/domains`);
+    const missing = await fetch(`${process.env.RESEND_BASE_URL}/domains`);
     assert.equal(missing.status, 401);
     assert.deepEqual(await missing.json(), { statusCode: 401, name: 'missing_api_key', message: 'Invalid or missing API key' });
 

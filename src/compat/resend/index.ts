@@ -4,11 +4,12 @@ import apiKeyRoutes from './api-key-routes.js';
 import domainRoutes from './domain-routes.js';
 import emailRoutes from './email-routes.js';
 import { resendDialect } from './resend-dialect.js';
+import templateRoutes from './template-routes.js';
 
 export const RESEND_PREFIX = '/compat/resend';
 
 /**
- * Resend's REST API (e-mails, domains, API keys) under RESEND_PREFIX, on
+ * Resend's REST API (e-mails, domains, API keys, templates) under RESEND_PREFIX, on
  * /v1's services: `Authorization: Bearer <Mailroom key>`, Resend's bodies,
  * errors and rate-limit headers (resend-dialect.ts). Every other path under
  * the prefix answers 404 `not_found`, after the key check as under /v1.
@@ -35,4 +36,5 @@ export async function resendCompat(app: FastifyInstance): Promise<void> {
   await app.register(emailRoutes);
   await app.register(domainRoutes);
   await app.register(apiKeyRoutes);
+  await app.register(templateRoutes);
 }
