@@ -15,7 +15,7 @@ import type { AttemptOutcome } from '../src/db/schema.js';
 import { openDatabase } from '../src/db/database.js';
 import { launchBrowser, unexpectedProblems, type TestBrowser } from './helpers/browser.js';
 import { createMember, createWorkspace, signInOnPage, v1Caller } from './helpers/dashboard-rig.js';
-import { layoutProblems } from './helpers/layout-check.js';
+import { layoutProblemsAtBothWidths } from './helpers/layout-check.js';
 import { startServe, showServeOutputOfFailedTests, type ServeProcess } from './helpers/serve-process.js';
 import { freshStore, type FreshStore } from './helpers/test-store.js';
 
@@ -54,13 +54,7 @@ describe('the Upstreams and Domains pages at 1440 and 390 pixels wide, with long
 
   /** The page's layout problems at both widths, then its screenshots (and axe-core's audit). */
   async function check(name: string) {
-    const page = chromium.page;
-    const problems: string[] = [];
-    for (const width of [1440, 390]) {
-      await page.setViewportSize({ width, height: 900 });
-      problems.push(...(await layoutProblems(page)).map((p) => `${name} at ${width} px: ${p}`));
-    }
-    await page.setViewportSize({ width: 1440, height: 900 });
+    const problems = await layoutProblemsAtBothWidths(chromium.page, name);
     await chromium.shoot(name);
     assert.deepEqual(problems, []);
   }

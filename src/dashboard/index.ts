@@ -15,6 +15,7 @@ import { sessionRoutes } from './session-routes.js';
 import { sendRoutes } from './send-routes.js';
 import { setupRoutes } from './setup-routes.js';
 import { suppressionRoutes } from './suppression-routes.js';
+import { templateRoutes } from './template-routes.js';
 import { upstreamRoutes } from './upstream-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
 import { registerWorkspaceAccess } from './workspace-access.js';
@@ -35,6 +36,7 @@ const workspaceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(suppressionRoutes);
   await app.register(webhookRoutes);
   await app.register(upstreamRoutes);
+  await app.register(templateRoutes);
 };
 
 /** Where the dashboard's JSON API lives; `/v1` and its API keys are not used by it. */

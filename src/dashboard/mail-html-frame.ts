@@ -1,3 +1,5 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
 /**
  * How the dashboard shows a message's HTML: as a document of its own, framed
  * by the message page in an `<iframe sandbox>`, under a policy of its own.
@@ -45,4 +47,14 @@ export function inertMailHtml(html: string): string {
   return html
     .replace(/<(meta|link)(?=[\s/>])/gi, '<x-inert-$1')
     .replace(/referrerpolicy/gi, 'x-inert-referrerpolicy');
+}
+
+/**
+ * An onRequest hook of a route answering such a document: set before anything else runs, so that every
+ * answer, an error included, carries the frame's policy rather than the dashboard's. `remote_images=1`
+ * in the query: the reader asked for the images the mail links to.
+ */
+export async function framePolicy(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const { remote_images } = request.query as { remote_images?: unknown };
+  reply.header('content-security-policy', mailHtmlPolicy(remote_images === '1'));
 }

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { attachmentDisposition } from '../http/content-disposition.js';
 import { ok } from '../http/envelope.js';
-import { inertMailHtml, mailHtmlPolicy } from './mail-html-frame.js';
+import { framePolicy, inertMailHtml } from './mail-html-frame.js';
 import { workspaceIdOf } from './workspace-access.js';
 
 const MessageParams = Type.Object({ workspaceId: Type.String(), id: Type.String() });
@@ -20,15 +20,6 @@ const servedType = (type: string) => (/^[\x20-\x7e]+$/.test(type) ? type : 'appl
 
 /** `remote_images=1`: the reader asked for the images the message links to. */
 const HtmlQuery = Type.Object({ remote_images: Type.Optional(Type.Literal('1')) }, { additionalProperties: false });
-
-/**
- * Set before anything else runs, so that every answer of the HTML route, an
- * error included, carries the frame's policy rather than the dashboard's.
- */
-async function framePolicy(request: FastifyRequest, reply: FastifyReply) {
-  const { remote_images } = request.query as { remote_images?: unknown };
-  reply.header('content-security-policy', mailHtmlPolicy(remote_images === '1'));
-}
 
 /** Before anything else, as for the frame: an error answer of the route is under the same policy. */
 async function attachmentPolicy(_request: FastifyRequest, reply: FastifyReply) {

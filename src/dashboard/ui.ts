@@ -16,10 +16,10 @@ export const WEB_DIST = join(import.meta.dirname, '..', '..', 'dist', 'web');
  * one rather than caught by a wildcard, which would take /v1's unknown paths
  * from the API guard and its 404 (test/dashboard-ui.test.ts checks the list).
  */
-export const UI_PAGES = ['/', '/setup', '/logs', '/domains', '/upstreams', '/api-keys', '/webhooks', '/suppressions', '/members', '/settings', '/invite'] as const;
+export const UI_PAGES = ['/', '/setup', '/logs', '/domains', '/upstreams', '/templates', '/api-keys', '/webhooks', '/suppressions', '/members', '/settings', '/invite'] as const;
 
 /** The UI's pages of one thing each (Shell's pattern routes), answered with index.html whatever the id. */
-export const UI_PAGE_PATTERNS = ['/messages/:id'] as const;
+export const UI_PAGE_PATTERNS = ['/messages/:id', '/templates/:id'] as const;
 
 /** Any query string: the pages read theirs in the browser (the setup and invitation links' tokens). */
 const AnyQuery = Type.Object({}, { additionalProperties: true });

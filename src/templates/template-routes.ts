@@ -42,7 +42,7 @@ export const TemplateUpdateBody = Type.Object(
 );
 /** Values are checked against the template's declaration by the service, so that one 400 names every problem. */
 export const TemplateVariables = Type.Record(Type.String(), Type.Unknown());
-const RenderBody = Type.Object(
+export const TemplateRenderBody = Type.Object(
   { variables: Type.Optional(TemplateVariables), version: Type.Optional(Type.Integer({ minimum: 1, description: 'A published version; by default the draft, else the published one.' })) },
   { additionalProperties: false },
 );
@@ -129,7 +129,7 @@ const templateRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/v1/templates/:id/render',
-    { schema: { ...one('renderTemplate', 'Render a version with variables, as a send would', Rendered, [404, ...BODY_ERRORS]), body: RenderBody } },
+    { schema: { ...one('renderTemplate', 'Render a version with variables, as a send would', Rendered, [404, ...BODY_ERRORS]), body: TemplateRenderBody } },
     async (request) => ok(await rendering.preview(workspaceOf(request), request.params.id, request.body)),
   );
 };

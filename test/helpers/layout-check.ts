@@ -125,3 +125,14 @@ const IN_PAGE = String.raw`(() => {
 export function layoutProblems(page: Page): Promise<string[]> {
   return page.evaluate(IN_PAGE) as Promise<string[]>;
 }
+
+/** The page's layout problems at 1440 and 390 pixels wide, each named with `name` and the width; the viewport is left at 1440. */
+export async function layoutProblemsAtBothWidths(page: Page, name: string): Promise<string[]> {
+  const problems: string[] = [];
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    problems.push(...(await layoutProblems(page)).map((p) => `${name} at ${width} px: ${p}`));
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+  return problems;
+}

@@ -8,6 +8,8 @@ import { MessagePage } from '../features/messages/MessagePage';
 import { OverviewPage } from '../features/overview/OverviewPage';
 import { SettingsPage } from '../features/settings/SettingsPage';
 import { SuppressionsPage } from '../features/suppressions/SuppressionsPage';
+import { TemplatePage } from '../features/templates/TemplatePage';
+import { TemplatesPage } from '../features/templates/TemplatesPage';
 import { UpstreamsPage } from '../features/upstreams/UpstreamsPage';
 import { WebhooksPage } from '../features/webhooks/WebhooksPage';
 import { navigate } from '../lib/router';
@@ -26,11 +28,13 @@ interface NavEntry {
 const SETTINGS: NavEntry = { path: '/settings', label: 'Settings' };
 const OVERVIEW: NavEntry = { path: '/', label: 'Overview', Page: OverviewPage };
 const LOGS: NavEntry = { path: '/logs', label: 'Logs', Page: LogsPage };
+const TEMPLATES: NavEntry = { path: '/templates', label: 'Templates', Page: TemplatesPage };
 const NAV: NavEntry[] = [
   OVERVIEW,
   LOGS,
   { path: '/domains', label: 'Domains', Page: DomainsPage },
   { path: '/upstreams', label: 'Upstreams', Page: UpstreamsPage },
+  TEMPLATES,
   { path: '/api-keys', label: 'API keys', Page: ApiKeysPage },
   { path: '/webhooks', label: 'Webhooks', Page: WebhooksPage },
   { path: '/suppressions', label: 'Suppressions', Page: SuppressionsPage },
@@ -48,7 +52,10 @@ interface ItemRoute {
   parent: NavEntry;
   Page: ComponentType<WorkspacePageProps & { id: string }>;
 }
-const ITEMS: ItemRoute[] = [{ pattern: /^\/messages\/([^/]+)$/, parent: LOGS, Page: MessagePage }];
+const ITEMS: ItemRoute[] = [
+  { pattern: /^\/messages\/([^/]+)$/, parent: LOGS, Page: MessagePage },
+  { pattern: /^\/templates\/([^/]+)$/, parent: TEMPLATES, Page: TemplatePage },
+];
 
 interface ShellProps {
   session: SessionInfo;
@@ -140,9 +147,9 @@ export function Shell({ session, path, onSignedOut, onSessionChanged, apiKey: fi
             You are no longer a member of {left}.
           </p>
         )}
-        {Page && workspace && <Page key={workspace.id} workspaceId={workspace.id} role={workspace.role} userId={session.user.id} onMembershipChanged={membershipChanged} />}
+        {Page && workspace && <Page key={workspace.id} workspaceId={workspace.id} role={workspace.role} userId={session.user.id} userEmail={session.user.email} onMembershipChanged={membershipChanged} />}
         {ItemPage && workspace && item?.id && (
-          <ItemPage key={`${workspace.id} ${item.id}`} workspaceId={workspace.id} role={workspace.role} userId={session.user.id} onMembershipChanged={membershipChanged} id={item.id} />
+          <ItemPage key={`${workspace.id} ${item.id}`} workspaceId={workspace.id} role={workspace.role} userId={session.user.id} userEmail={session.user.email} onMembershipChanged={membershipChanged} id={item.id} />
         )}
         {(Page ?? ItemPage) && !workspace && <p className="muted">You are not a member of any workspace yet.</p>}
         {current === SETTINGS && (

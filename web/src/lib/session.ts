@@ -8,6 +8,7 @@ export interface WorkspacePageProps {
   role: Role;
   /** The signed-in user. */
   userId: string;
+  userEmail: string;
   /** The user's own membership here changed (their role, or they left): the shell reads the session again. */
   onMembershipChanged: () => void;
 }
