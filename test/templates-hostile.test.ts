@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { compileTemplate, RenderBudget, RenderLimitError, renderTemplate } from '../src/templates/template-language.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 // Templates written to break out, blow up or hang: each is refused with its reason, and the server answers on.
@@ -65,5 +66,26 @@ describe('templates: hostile templates', () => {
     assert.deepEqual([res.statusCode, res.json()], [400, { success: false, error: 'template rendering produced more than 5 MB' }]);
     assert.equal((await t.call('GET', '/v1/health/check', { key: null })).statusCode, 200);
     assert.equal((await t.call('GET', '/v1/templates')).statusCode, 200);
+  });
+
+  it('previews and sends HTML nested 20 000 elements deep without overflowing a stack: its text is made within bounds', async () => {
+    const html = `${'<div>'.repeat(20_000)}deep{{name}}${'</div>'.repeat(20_000)}`;
+    const res = await t.call('POST', '/v1/templates', { body: { name: 'Nested', alias: 'nested-html', subject: 'Deep', from: 'Deep <deep@sandbox.mailroom.test>', html, variables: [{ key: 'name', type: 'string' }] } });
+    assert.equal(res.statusCode, 201, res.body);
+    const preview = await t.call('POST', '/v1/templates/nested-html/render', { body: { variables: { name: 'Ada' } } });
+    assert.equal(preview.statusCode, 200, preview.body);
+    assert.equal(typeof preview.json().data.text, 'string');
+    await t.call('POST', '/v1/templates/nested-html/publish');
+    const sent = await t.call('POST', '/v1/send', { body: { to: ['ada@example.com'], template: { id: 'nested-html', variables: { name: 'Ada' } } } });
+    assert.deepEqual([sent.statusCode, sent.json().data.status], [200, 'sent']);
+    assert.equal((await t.call('GET', '/v1/health/check', { key: null })).statusCode, 200);
+  });
+
+  it('stops a render at its deadline, between tokens, with the sentence a send answers', () => {
+    const compiled = compileTemplate('html', '<p>{{a}}</p>'.repeat(5_000));
+    const values = Object.assign(Object.create(null), { a: 'x' });
+    assert.equal(renderTemplate(compiled, values, new RenderBudget(), 'html').length, '<p>x</p>'.length * 5_000);
+    // A deadline already passed: the first look at the clock, 256 tokens in, ends it.
+    assert.throws(() => renderTemplate(compiled, values, new RenderBudget(0), 'html'), new RenderLimitError('template rendering took longer than 50 ms'));
   });
 });

@@ -1,9 +1,9 @@
 import { createPrivateKey } from 'node:crypto';
-import { convert } from 'html-to-text';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { DomainsTable, MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
 import type { Mailbox } from '../lib/email-address.js';
 import { ccOf, replyToOf } from '../lib/message-recipients.js';
+import { textFromHtml } from '../lib/text-from-html.js';
 
 /** What the sender's domain contributes: its name, the return-path host, and the DKIM key that signs for it. */
 export type SigningDomain = Pick<DomainsTable, 'domain' | 'return_path_domain' | 'dkim_selector' | 'dkim_private_key'>;
@@ -38,16 +38,6 @@ export interface BuiltMessage {
 }
 
 const formatMailbox = (m: Mailbox) => (m.name ? { name: m.name, address: m.address } : m.address);
-
-/**
- * The text part of an HTML-only message, so that text-only readers and spam
- * filters (which score HTML without text) get one. Made at build time, on the
- * builder's thread, not at acceptance: html-to-text costs CPU the request path
- * should not pay. Links keep their address, images their alt text.
- */
-function textOf(html: string): string {
-  return convert(html, { wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] });
-}
 
 /** Composers kept for this many signing keys at most (the oldest is dropped first). */
 const COMPOSER_CACHE_SIZE = 256;
@@ -93,8 +83,9 @@ export async function buildMessage(
   const recipients = JSON.parse(message.recipients) as Mailbox[];
   const cc = ccOf(message);
   const replyTo = replyToOf(message);
-  // '' is the sender's opt-out from the generated text part (send-request.ts); null with HTML gets one.
-  const text = message.text === null ? (message.html !== null ? textOf(message.html) : null) : message.text || null;
+  // '' is the sender's opt-out from the generated text part (send-request.ts); null with HTML gets one, made
+  // here on the builder's thread rather than at acceptance: html-to-text costs CPU the request path should not pay.
+  const text = message.text === null ? (message.html !== null ? textFromHtml(message.html) : null) : message.text || null;
   const headers = message.headers ? (JSON.parse(message.headers) as [string, string][]).map(([key, value]) => ({ key, value })) : [];
   const messageIdHeader = `<${message.id}@${domain.domain}>`;
   const composer = composerFor(domain);

@@ -5,7 +5,8 @@ import type { CompleteSendInput, SendInput, TemplateUsed } from './send-request.
 export interface RenderedTemplate {
   subject: string | null;
   html: string;
-  text: string;
+  /** Null: made from the HTML when the message is built, as for any send of HTML alone. */
+  text: string | null;
   from: string | null;
   reply_to: string | null;
   template_id: string;

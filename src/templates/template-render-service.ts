@@ -1,7 +1,7 @@
 import type { Repositories, Store } from '../db/store.js';
 import { ValidationError } from '../lib/errors.js';
 import { RenderLimitError } from './template-language.js';
-import { createTemplateRenderer, type RenderedMessage } from './template-renderer.js';
+import { createTemplateRenderer, type RenderedMessage, type RenderPurpose } from './template-renderer.js';
 import { currentRow, templateNotFound } from './template-service.js';
 import type { TemplateRow, TemplateVersionRow } from './templates-repository.js';
 
@@ -46,9 +46,9 @@ export function createTemplateRenderService(store: Store) {
     return published;
   }
 
-  function render(version: TemplateVersionRow, layout: TemplateVersionRow | undefined, variables: Record<string, unknown> | undefined): RenderedMessage {
+  function render(version: TemplateVersionRow, layout: TemplateVersionRow | undefined, variables: Record<string, unknown> | undefined, purpose: RenderPurpose): RenderedMessage {
     try {
-      return renderer.render(version, layout, variables);
+      return renderer.render(version, layout, variables, purpose);
     } catch (error) {
       if (error instanceof RenderLimitError) throw new ValidationError(error.message);
       throw error;
@@ -64,7 +64,7 @@ export function createTemplateRenderService(store: Store) {
         const found = await versionOf(repos, template, request.version, 'current');
         return { version: found, layout: await layoutOf(repos, workspaceId, found) };
       });
-      return render(version, layout, request.variables);
+      return render(version, layout, request.variables, 'preview');
     },
 
     /** A send's template: its published version unless one is named; a template that is not there is the send's 400. */
@@ -75,7 +75,7 @@ export function createTemplateRenderService(store: Store) {
         const chosen = await versionOf(repos, found, reference.version, 'published');
         return { template: found, version: chosen, layout: await layoutOf(repos, workspaceId, chosen) };
       });
-      const rendered = render(version, layout, reference.variables);
+      const rendered = render(version, layout, reference.variables, 'send');
       return { ...rendered, from: version.from_address, reply_to: version.reply_to, template_id: template.id, version: version.number! };
     },
   };

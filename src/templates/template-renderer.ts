@@ -1,4 +1,4 @@
-import { convert } from 'html-to-text';
+import { textFromHtml } from '../lib/text-from-html.js';
 import { compileTemplate, RenderBudget, renderTemplate, type CompiledTemplate, type RenderValues } from './template-language.js';
 import { LAYOUT_CONTENT_KEY, renderValues, type VariableDeclaration } from './template-variables.js';
 import type { TemplateVersionRow } from './templates-repository.js';
@@ -14,14 +14,19 @@ interface CompiledVersion {
 export interface RenderedMessage {
   subject: string | null;
   html: string;
-  text: string;
+  /** Null for a send of a template without text: the text part is made from the HTML when the message is built. */
+  text: string | null;
 }
+
+/**
+ * A send leaves a template's missing text to the delivery worker's builder thread, as any send of HTML alone
+ * (html-to-text takes milliseconds per 10 KB, far more than the render, and seconds on hostile nesting); a
+ * preview makes it here with the same conversion, to show it.
+ */
+export type RenderPurpose = 'send' | 'preview';
 
 /** Versions kept compiled at most (the least recently used is dropped first). */
 const CACHE_SIZE = 1000;
-
-/** The text part of a template without one, as the message builder makes it from HTML. */
-const textOf = (html: string) => convert(html, { wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] });
 
 /** Compiles versions once (keyed by id and last change: a published version never changes, a draft may) and renders them. */
 export function createTemplateRenderer() {
@@ -63,7 +68,7 @@ export function createTemplateRenderer() {
      * Renders `version` (wrapped in `layout` when it has one) with the caller's variables, checked against the
      * declaration first (a 400 naming every problem); a render past a bound throws RenderLimitError.
      */
-    render(version: TemplateVersionRow, layout: TemplateVersionRow | undefined, given: Record<string, unknown> | undefined): RenderedMessage {
+    render(version: TemplateVersionRow, layout: TemplateVersionRow | undefined, given: Record<string, unknown> | undefined, purpose: RenderPurpose): RenderedMessage {
       const parts = compiled(version);
       const values = renderValues(parts.declarations, given);
       const budget = new RenderBudget();
@@ -73,8 +78,10 @@ export function createTemplateRenderer() {
         const frame = compiled(layout);
         html = renderTemplate(frame.html, layoutValues(frame, values, html), budget, 'html');
       }
-      const text = parts.text ? renderTemplate(parts.text, values, budget, 'plain') : textOf(html);
-      budget.spend(parts.text ? '' : text);
+      if (parts.text) return { subject, html, text: renderTemplate(parts.text, values, budget, 'plain') };
+      if (purpose === 'send') return { subject, html, text: null };
+      const text = textFromHtml(html);
+      budget.spend(text);
       return { subject, html, text };
     },
   };
