@@ -9,6 +9,8 @@ interface CompiledVersion {
   html: CompiledTemplate;
   text: CompiledTemplate | undefined;
   declarations: VariableDeclaration[];
+  /** Its sources' length, what it is counted as against CACHE_BYTES. */
+  size: number;
 }
 
 export interface RenderedMessage {
@@ -25,12 +27,17 @@ export interface RenderedMessage {
  */
 export type RenderPurpose = 'send' | 'preview';
 
-/** Versions kept compiled at most (the least recently used is dropped first). */
+/**
+ * Versions kept compiled at most, and their sources' bytes at most (the least recently used is dropped
+ * first): a version's source may be 512 KB a part, so a count alone would let the cache hold gigabytes.
+ */
 const CACHE_SIZE = 1000;
+const CACHE_BYTES = 8 * 1024 * 1024;
 
 /** Compiles versions once (keyed by id and last change: a published version never changes, a draft may) and renders them. */
 export function createTemplateRenderer() {
   const cache = new Map<string, CompiledVersion>();
+  let cachedBytes = 0;
 
   function compiled(version: TemplateVersionRow): CompiledVersion {
     const key = `${version.id}@${version.updated_at}`;
@@ -46,9 +53,15 @@ export function createTemplateRenderer() {
       html: compileTemplate('html', version.html),
       text: version.text === null ? undefined : compileTemplate('text', version.text),
       declarations: JSON.parse(version.variables) as VariableDeclaration[],
+      size: (version.subject?.length ?? 0) + version.html.length + (version.text?.length ?? 0),
     };
     cache.set(key, made);
-    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cachedBytes += made.size;
+    while (cache.size > CACHE_SIZE || (cachedBytes > CACHE_BYTES && cache.size > 1)) {
+      const [oldest, entry] = cache.entries().next().value!;
+      cache.delete(oldest);
+      cachedBytes -= entry.size;
+    }
     return made;
   }
 
