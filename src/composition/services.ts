@@ -53,7 +53,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
       onAccepted: options.onSendAccepted,
       metrics: options.metrics,
       recipientLimit: createRecipientLimit(rateLimiter, config.rateLimits.recipientsPerMinute),
-      renderTemplate: (workspaceId, template) => templateRendering.forSend(workspaceId, template),
+      templateRenderer: () => templateRendering.forRequest(),
     }),
     scheduledSends: createCancelService(store),
     suppressions: createSuppressionService(store),

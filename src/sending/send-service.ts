@@ -35,15 +35,18 @@ export interface SendServiceOptions {
   metrics?: Pick<Metrics, 'sendsAnswered'>;
   /** The workspace's recipients per minute (sending/recipient-limit.ts); without it, none. */
   recipientLimit?: RecipientLimit;
-  /** Renders a send's `template` (templates/, handed in by composition/); without it, a send naming one is refused. */
-  renderTemplate?: RenderTemplateForSend;
+  /**
+   * Makes the renderer of a request's templates (templates/, handed in by composition/): one per request, so a
+   * batch looks each template up once. Without it, a send naming one is refused.
+   */
+  templateRenderer?: () => RenderTemplateForSend;
 }
 
 export function createSendService(
   store: Store,
   writer: AcceptedSendWriter,
   config: Pick<Config, 'provider' | 'smtpUtf8'>,
-  { onAccepted, metrics, recipientLimit, renderTemplate }: SendServiceOptions = {},
+  { onAccepted, metrics, recipientLimit, templateRenderer }: SendServiceOptions = {},
 ) {
   // A non-ASCII local part needs SMTPUTF8 on the way out: the sandbox keeps mail here, a relay must be declared to take it.
   const mailboxOptions = { utf8LocalPart: config.provider === 'sandbox' || (config.provider === 'smtp' && config.smtpUtf8) };
@@ -53,7 +56,7 @@ export function createSendService(
 
   /** Why `domain` may not send for the workspace now (null: it may), and the id of its row when memory said so. */
   /** The send's rules, after its template (if any) is rendered into it: nothing is written before both passed. */
-  async function parse(workspaceId: string, input: SendInput): Promise<SendRequest> {
+  async function parse(workspaceId: string, input: SendInput, renderTemplate = templateRenderer?.()): Promise<SendRequest> {
     const { input: complete, template } = await applyTemplate(workspaceId, input, renderTemplate);
     const request = parseSendRequest(complete, mailboxOptions);
     if (template) request.template = template;
@@ -136,9 +139,10 @@ export function createSendService(
         throw new ValidationError(`The request body must be an array of 1 to ${MAX_BATCH_SENDS} sends (got ${inputs.length})`);
       }
       const requests: SendRequest[] = [];
+      const renderTemplate = templateRenderer?.();
       for (const [index, input] of inputs.entries()) {
         try {
-          requests.push(await parse(workspaceId, input));
+          requests.push(await parse(workspaceId, input, renderTemplate));
         } catch (error) {
           if (error instanceof ValidationError) throw new ValidationError(`[${index}].${error.message}`);
           throw error;

@@ -67,16 +67,29 @@ export function createTemplateRenderService(store: Store) {
       return render(version, layout, request.variables, 'preview');
     },
 
-    /** A send's template: its published version unless one is named; a template that is not there is the send's 400. */
-    async forSend(workspaceId: string, reference: TemplateReference): Promise<RenderedSend> {
-      const { template, version, layout } = await store.snapshot(async (repos) => {
-        const found = await repos.templates.findByIdOrAlias(workspaceId, reference.id);
-        if (!found || found.kind !== 'template') throw new ValidationError(`template.id "${reference.id}" names no template of this workspace`);
-        const chosen = await versionOf(repos, found, reference.version, 'published');
-        return { template: found, version: chosen, layout: await layoutOf(repos, workspaceId, chosen) };
-      });
-      const rendered = render(version, layout, reference.variables, 'send');
-      return { ...rendered, from: version.from_address, reply_to: version.reply_to, template_id: template.id, version: version.number! };
+    /**
+     * Renders sends' templates for one request: each template a send names (its published version unless one
+     * is named) is looked up once, so a batch of 100 sends naming one template reads it once and renders it 100
+     * times; the next request looks again, and sees a publish or a delete made meanwhile. A template that is not
+     * there is the send's 400.
+     */
+    forRequest(): (workspaceId: string, reference: TemplateReference) => Promise<RenderedSend> {
+      const found = new Map<string, Promise<{ template: TemplateRow; version: TemplateVersionRow; layout: TemplateVersionRow | undefined }>>();
+      const lookUp = (workspaceId: string, reference: TemplateReference) =>
+        store.snapshot(async (repos) => {
+          const template = await repos.templates.findByIdOrAlias(workspaceId, reference.id);
+          if (!template || template.kind !== 'template') throw new ValidationError(`template.id "${reference.id}" names no template of this workspace`);
+          const version = await versionOf(repos, template, reference.version, 'published');
+          return { template, version, layout: await layoutOf(repos, workspaceId, version) };
+        });
+      return async (workspaceId, reference) => {
+        const key = `${workspaceId}\0${reference.id}\0${reference.version ?? ''}`;
+        let lookup = found.get(key);
+        if (!lookup) found.set(key, (lookup = lookUp(workspaceId, reference)));
+        const { template, version, layout } = await lookup;
+        const rendered = render(version, layout, reference.variables, 'send');
+        return { ...rendered, from: version.from_address, reply_to: version.reply_to, template_id: template.id, version: version.number! };
+      };
     },
   };
 }
