@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { classifyClick, classifyOpen, CLICK_RULES, OPEN_RULES, SCANNER_USER_AGENTS, type ClickRequest, type OpenRequest } from '../src/tracking/machine-rules.js';
@@ -146,6 +148,17 @@ describe('the rule tables', () => {
         assert.ok(rule.description.length > 20, rule.id);
       }
     }
+  });
+
+  it("stand in docs/tracking.md's table, each rule once, in the order they are tried, scanners' user agents listed", () => {
+    const doc = readFileSync(join(import.meta.dirname, '..', 'docs', 'tracking.md'), 'utf8');
+    const rows = [...doc.matchAll(/^\| `([a-z-]+)` \| ([a-z, ]+) \| ([^|]+) \|/gm)].map((m) => ({ id: m[1]!, appliesTo: m[2]!, matches: m[3]! }));
+    const applyingTo = (kind: string) => rows.filter((row) => row.appliesTo.split(', ').includes(kind)).map((row) => row.id);
+    assert.deepEqual(applyingTo('open'), OPEN_RULES.map((rule) => rule.id));
+    assert.deepEqual(applyingTo('click'), CLICK_RULES.map((rule) => rule.id));
+    assert.equal(new Set(rows.map((row) => row.id)).size, rows.length);
+    const scanners = rows.find((row) => row.id === 'scanner-user-agent')!.matches;
+    for (const { match } of SCANNER_USER_AGENTS) assert.ok(scanners.includes(`\`${match}\``), match);
   });
 
   it('each decide in some test above: a rule added without one fails here', () => {

@@ -53,7 +53,8 @@ type Fetch = { method: string; userAgent: string | undefined };
  * browser's user agent instead: the timing rules are what catch those.
  */
 export const SCANNER_USER_AGENTS: ReadonlyArray<{ match: string; who: string }> = [
-  { match: 'bingpreview', who: "Microsoft's BingPreview page-preview crawler" },
+  { match: 'microsoftpreview', who: "Microsoft's page-preview crawler" },
+  { match: 'bingpreview', who: "Microsoft's page-preview crawler, by its former name" },
   { match: 'proofpoint', who: 'Proofpoint' },
   { match: 'mimecast', who: 'Mimecast' },
   { match: 'barracuda', who: 'Barracuda' },
