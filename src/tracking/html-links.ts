@@ -33,9 +33,10 @@ const isHtmlSpace = (code: number) => code === 0x20 || code === 0x09 || code ===
  * Where the links of a document stand, read with htmlparser2's tokenizer
  * (browser tokenization, linear, offsets into the source), so the caller can
  * replace exactly their values and nothing else. Comments (conditional ones
- * included), CDATA and raw-text elements are passed over as browsers pass
- * over them; a tag cut off by the end of the document counts for nothing, as
- * in a browser.
+ * included) and raw-text elements are passed over as browsers pass over
+ * them, CDATA up to its `]]>` (a browser ends it at the first `>`, so a link
+ * between the two is left as it is rather than risk rewriting text); a tag
+ * cut off by the end of the document counts for nothing, as in a browser.
  */
 export function findLinks(html: string): HtmlLinks {
   const links: LinkAttribute[] = [];
