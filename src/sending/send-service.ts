@@ -56,8 +56,9 @@ export function createSendService(
 
   /** Why `domain` may not send for the workspace now (null: it may), and the id of its row when memory said so. */
   /** The send's rules, after its template (if any) is rendered into it: nothing is written before both passed. */
-  async function parse(workspaceId: string, input: SendInput, renderTemplate = templateRenderer?.()): Promise<SendRequest> {
-    const { input: complete, template } = await applyTemplate(workspaceId, input, renderTemplate);
+  async function parse(workspaceId: string, input: SendInput, renderTemplate?: RenderTemplateForSend): Promise<SendRequest> {
+    // A renderer is made only for a send that names a template: most sends do not, and pay nothing for it.
+    const { input: complete, template } = await applyTemplate(workspaceId, input, input.template ? (renderTemplate ?? templateRenderer?.()) : undefined);
     const request = parseSendRequest(complete, mailboxOptions);
     if (template) request.template = template;
     return request;

@@ -1,5 +1,5 @@
 /** Templates: the resource and its versions, the language, previews, and rendering a send's content. */
-export { default as templateRoutes, TemplateCreateBody, TemplateRenderBody, TemplateUpdateBody, TemplateVariables } from './template-routes.js';
+export { default as templateRoutes, TemplateCreateBody, TemplateRenderBody, TemplateUpdateBody, TemplateVariableDeclaration, TemplateVariables } from './template-routes.js';
 export { createTemplateService, type TemplateCreateInput, type TemplateUpdateInput, type TemplateService } from './template-service.js';
 export { createTemplateRenderService, type RenderedSend, type TemplateReference } from './template-render-service.js';
 export { type TemplateView, type TemplateVersionView } from './template-view.js';

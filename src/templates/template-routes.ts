@@ -9,7 +9,8 @@ import { MAX_NAME_LENGTH } from './template-service.js';
 import { MAX_VARIABLES, VARIABLE_TYPES } from './template-variables.js';
 
 // Names, aliases, sizes, syntax and the variables' keys are checked by the service, which can say why and where.
-const Variable = Type.Object(
+/** A declared variable as a create or an edit gives it (Resend's shape too, under /compat/resend). */
+export const TemplateVariableDeclaration = Type.Object(
   {
     key: Type.String(),
     type: Type.Enum([...VARIABLE_TYPES]),
@@ -23,7 +24,7 @@ const CONTENT_FIELDS = {
   text: NullableText,
   from: NullableText,
   reply_to: NullableText,
-  variables: Type.Optional(Type.Array(Variable, { maxItems: MAX_VARIABLES })),
+  variables: Type.Optional(Type.Array(TemplateVariableDeclaration, { maxItems: MAX_VARIABLES })),
   layout_id: Type.Optional(Nullable(Type.String({ description: 'A layout (kind "layout") by id or alias: its {{{content}}} holds this template.' }))),
 };
 export const TemplateCreateBody = Type.Object(

@@ -1,15 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspaceOf } from '../../http/api-guard.js';
+import { TemplateVariableDeclaration } from '../../templates/index.js';
 import { ListQuery } from './list-page.js';
 import { createResendTemplates } from './resend-templates.js';
 
 const IdParams = Type.Object({ id: Type.String() });
 const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
-const Variable = Type.Object(
-  { key: Type.String(), type: Type.Enum(['string', 'number']), fallback_value: Type.Optional(Type.Union([Type.String(), Type.Number(), Type.Null()])) },
-  { additionalProperties: false },
-);
 /** Types only: names, aliases, syntax and variables are checked by /v1's template service, which says why and where. */
 const CONTENT = {
   alias: Text,
@@ -17,7 +14,7 @@ const CONTENT = {
   text: Text,
   from: Text,
   reply_to: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String()), Type.Null()])),
-  variables: Type.Optional(Type.Array(Variable)),
+  variables: Type.Optional(Type.Array(TemplateVariableDeclaration)),
 };
 const CreateBody = Type.Object({ name: Type.String(), html: Type.String(), ...CONTENT }, { additionalProperties: false });
 const UpdateBody = Type.Object({ name: Type.Optional(Type.String()), html: Type.Optional(Type.String()), ...CONTENT }, { additionalProperties: false });
