@@ -42,7 +42,7 @@ async function fill(store: Store, workspaceId: string, count: number): Promise<v
       const to = `user${i}@example.net`;
       const { subject, text } = content(i);
       sends.push({
-        message: { id, workspace_id: workspaceId, from_name: 'Bench', from_address: `orders@${DOMAIN}`, reply_to: null, subject, html: null, text, recipients: JSON.stringify([{ name: '', address: to }]), cc: null, bcc: null, headers: null, tags: null, scheduled_at: null, content_expired_at: null, template_id: null, template_version: null, created_at: now },
+        message: { id, workspace_id: workspaceId, from_name: 'Bench', from_address: `orders@${DOMAIN}`, reply_to: null, subject, html: null, text, recipients: JSON.stringify([{ name: '', address: to }]), cc: null, bcc: null, headers: null, tags: null, scheduled_at: null, content_expired_at: null, template_id: null, template_version: null, track_opens: 0, track_clicks: 0, created_at: now },
         entries: [{ id: newId('log'), workspace_id: workspaceId, message_id: id, type: 'send', status: 'sent', recipient: to, from_email: `orders@${DOMAIN}`, subject, error: null, tags: null, created_at: now, updated_at: now }],
         job: { message_id: id, workspace_id: workspaceId, state: 'pending', available_at: now, lease_owner: null, lease_expires_at: null, last_error: null, created_at: now, updated_at: now },
         events: [],
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
     const key = await generateDkimKeyPair();
     const domain: DomainsTable = {
       id: newId('dom'), workspace_id: workspaceId, domain: DOMAIN, status: 'verified', dkim_selector: key.selector, dkim_private_key: key.privateKeyPem,
-      dkim_public_key: key.publicKeyBase64, return_path_domain: `mr-bounces.${DOMAIN}`, verification_error: null, created_at: nowIso(), verified_at: nowIso(), last_checked_at: nowIso(), upstream_ids: null,
+      dkim_public_key: key.publicKeyBase64, return_path_domain: `mr-bounces.${DOMAIN}`, verification_error: null, created_at: nowIso(), verified_at: nowIso(), last_checked_at: nowIso(), upstream_ids: null, open_tracking: 0, click_tracking: 0, tracking_domain: null, tracking_domain_status: null,
     };
     await store.domains.insert(domain);
     // As a start does: the installation's key opened (made, in the data dir), the DKIM key stored in clear above sealed with it.

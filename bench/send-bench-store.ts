@@ -28,7 +28,7 @@ async function addVerifiedDomain(store: Store, workspaceId: string, domain: stri
   const now = nowIso();
   await store.domains.insert({
     id: newId('dom'), workspace_id: workspaceId, domain, status: 'verified', dkim_selector: key.selector, dkim_private_key: key.privateKeyPem,
-    dkim_public_key: key.publicKeyBase64, return_path_domain: `mr-bounces.${domain}`, verification_error: null, created_at: now, verified_at: now, last_checked_at: now, upstream_ids: null,
+    dkim_public_key: key.publicKeyBase64, return_path_domain: `mr-bounces.${domain}`, verification_error: null, created_at: now, verified_at: now, last_checked_at: now, upstream_ids: null, open_tracking: 0, click_tracking: 0, tracking_domain: null, tracking_domain_status: null,
   });
 }
 

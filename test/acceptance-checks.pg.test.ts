@@ -22,7 +22,7 @@ describe('acceptance checks hold what they found until the transaction ends', ()
     const now = new Date().toISOString();
     await t.store.domains.insert({
       id: 'dom_held', workspace_id: t.workspaceId, domain: 'held.example', status: 'verified', dkim_selector: 's', dkim_private_key: 'x', dkim_public_key: 'y',
-      return_path_domain: 'mr-bounces.held.example', verification_error: null, created_at: now, verified_at: now, last_checked_at: now, upstream_ids: null,
+      return_path_domain: 'mr-bounces.held.example', verification_error: null, created_at: now, verified_at: now, last_checked_at: now, upstream_ids: null, open_tracking: 0, click_tracking: 0, tracking_domain: null, tracking_domain_status: null,
     });
     const { id: keyId } = await t.db.selectFrom('api_keys').select('id').where('workspace_id', '=', t.workspaceId).executeTakeFirstOrThrow();
     const lockNotAvailable = { code: '55P03' };

@@ -22,7 +22,7 @@ describe('acceptance checks (the look-ups of a batch of sends)', () => {
     const now = new Date().toISOString();
     await t.store.domains.insert({
       id, workspace_id: workspaceId, domain: `${id}.example`, status, dkim_selector: 's', dkim_private_key: 'x', dkim_public_key: 'y',
-      return_path_domain: `mr-bounces.${id}.example`, verification_error: null, created_at: now, verified_at: status === 'verified' ? now : null, last_checked_at: now, upstream_ids: null,
+      return_path_domain: `mr-bounces.${id}.example`, verification_error: null, created_at: now, verified_at: status === 'verified' ? now : null, last_checked_at: now, upstream_ids: null, open_tracking: 0, click_tracking: 0, tracking_domain: null, tracking_domain_status: null,
     });
   };
   const suppress = (workspaceId: string, email: string, reason: string) =>

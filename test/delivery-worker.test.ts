@@ -146,7 +146,7 @@ describe('delivery worker: checks just before the hand-over', () => {
     const now = nowIso();
     await t.store.domains.insert({
       id: 'dom_check', workspace_id: t.workspaceId, domain: 'acme.example', status: 'verified', dkim_selector: 's', dkim_private_key: 'x', dkim_public_key: 'y',
-      return_path_domain: 'mr-bounces.acme.example', verification_error: null, created_at: now, verified_at: now, last_checked_at: now, upstream_ids: null,
+      return_path_domain: 'mr-bounces.acme.example', verification_error: null, created_at: now, verified_at: now, last_checked_at: now, upstream_ids: null, open_tracking: 0, click_tracking: 0, tracking_domain: null, tracking_domain_status: null,
     });
     const second = (await t.call('POST', '/v1/send', { body: sendBody({ to: ['ada@example.com'], from_email: 'hello@acme.example' }) })).json().data;
     assert.equal(second.status, 'sent');

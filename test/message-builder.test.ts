@@ -43,7 +43,7 @@ describe('building a message', () => {
       subject: 'Grüße aus Köln — your order',
       html: '<p>Hello <b>Ada</b></p>',
       text: 'Hello Ada',
-      recipients: JSON.stringify([{ name: 'Ada Lovelace', address: 'ada@example.com' }, { name: '', address: 'bob@example.org' }]), cc: null, bcc: null, headers: null, tags: null, scheduled_at: null, content_expired_at: null, template_id: null, template_version: null,
+      recipients: JSON.stringify([{ name: 'Ada Lovelace', address: 'ada@example.com' }, { name: '', address: 'bob@example.org' }]), cc: null, bcc: null, headers: null, tags: null, scheduled_at: null, content_expired_at: null, template_id: null, template_version: null, track_opens: 0, track_clicks: 0,
       created_at: nowIso(),
     };
     built = await buildMessage(message, domain, ENVELOPES, [], new Date('2026-11-22T10:00:00Z'));

@@ -26,7 +26,7 @@ async function message(to: string[]): Promise<BuiltMessage> {
   return buildMessage(
     {
       id, workspace_id: 'ws_test', from_name: 'Acme', from_address: 'hello@acme.example', reply_to: null, subject: 'Hello', html: null, text: 'Hi',
-      recipients: JSON.stringify(to.map((address) => ({ name: '', address }))), cc: null, bcc: null, headers: null, tags: null, scheduled_at: null, content_expired_at: null, template_id: null, template_version: null, created_at: nowIso(),
+      recipients: JSON.stringify(to.map((address) => ({ name: '', address }))), cc: null, bcc: null, headers: null, tags: null, scheduled_at: null, content_expired_at: null, template_id: null, template_version: null, track_opens: 0, track_clicks: 0, created_at: nowIso(),
     },
     domain,
     to.map((address, index) => ({ from: `bounce+${id}.${index}@mr-bounces.acme.example`, to: address })),

@@ -25,7 +25,7 @@ describe('sandbox provider', () => {
         subject: 'Sandboxed',
         html: null,
         text: 'Nothing leaves the machine',
-        recipients: JSON.stringify(to.map((address) => ({ name: '', address }))), cc: null, bcc: null, headers: null, tags: null, scheduled_at: null, content_expired_at: null, template_id: null, template_version: null,
+        recipients: JSON.stringify(to.map((address) => ({ name: '', address }))), cc: null, bcc: null, headers: null, tags: null, scheduled_at: null, content_expired_at: null, template_id: null, template_version: null, track_opens: 0, track_clicks: 0,
         created_at: nowIso(),
       },
       { domain: 'sandbox.mailroom.test', return_path_domain: 'mr-bounces.sandbox.mailroom.test', dkim_selector: 'mrtest', dkim_private_key: keys.privateKeyPem },

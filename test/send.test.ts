@@ -79,7 +79,7 @@ describe('POST /v1/send', () => {
     const now = new Date().toISOString();
     await t.store.domains.insert({
       id: 'dom_remembered', workspace_id: t.workspaceId, domain: 'remembered.example', status: 'verified', dkim_selector: 's', dkim_private_key: 'x', dkim_public_key: 'y',
-      return_path_domain: 'mr-bounces.remembered.example', verification_error: null, created_at: now, verified_at: now, last_checked_at: now, upstream_ids: null,
+      return_path_domain: 'mr-bounces.remembered.example', verification_error: null, created_at: now, verified_at: now, last_checked_at: now, upstream_ids: null, open_tracking: 0, click_tracking: 0, tracking_domain: null, tracking_domain_status: null,
     });
     const send = async () => (await t.call('POST', '/v1/send', { body: sendBody({ from_email: 'hello@remembered.example' }) })).json().data;
     const first = await send();

@@ -49,7 +49,7 @@ describe('SMTP provider', () => {
         subject: 'Hello',
         html: null,
         text: 'Hello there',
-        recipients: JSON.stringify(to.map((address) => ({ name: '', address }))), cc: null, bcc: null, headers: null, tags: null, scheduled_at: null, content_expired_at: null, template_id: null, template_version: null,
+        recipients: JSON.stringify(to.map((address) => ({ name: '', address }))), cc: null, bcc: null, headers: null, tags: null, scheduled_at: null, content_expired_at: null, template_id: null, template_version: null, track_opens: 0, track_clicks: 0,
         created_at: nowIso(),
       },
       domain,

@@ -14,7 +14,7 @@ describe('building messages on a thread of their own', () => {
   const builder = createThreadedMessageBuilder();
   const message = (): MessagesTable => ({
     id: newId('msg'), workspace_id: 'ws_test', from_name: 'Acme', from_address: 'hello@threads.example', reply_to: null, subject: 'Grüße',
-    html: '<p>Hi</p>', text: 'Hi', recipients: JSON.stringify([{ name: 'Ada', address: 'ada@example.com' }, { name: '', address: 'bob@example.com' }]), cc: null, bcc: null, headers: null, tags: null, scheduled_at: null, content_expired_at: null, template_id: null, template_version: null, created_at: nowIso(),
+    html: '<p>Hi</p>', text: 'Hi', recipients: JSON.stringify([{ name: 'Ada', address: 'ada@example.com' }, { name: '', address: 'bob@example.com' }]), cc: null, bcc: null, headers: null, tags: null, scheduled_at: null, content_expired_at: null, template_id: null, template_version: null, track_opens: 0, track_clicks: 0, created_at: nowIso(),
   });
 
   before(async () => {

@@ -29,6 +29,7 @@ import * as providerState from './migrations/0026-provider-state.js';
 import * as snsNotifications from './migrations/0027-sns-notifications.js';
 import * as upstreams from './migrations/0028-upstreams.js';
 import * as templates from './migrations/0029-templates.js';
+import * as tracking from './migrations/0030-tracking.js';
 
 /** Numbered migrations, applied in order. Add new ones at the end, never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -61,6 +62,7 @@ const migrations: Record<string, Migration> = {
   '0027-sns-notifications': snsNotifications,
   '0028-upstreams': upstreams,
   '0029-templates': templates,
+  '0030-tracking': tracking,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -3,6 +3,7 @@ import type { InvitationsTable, SessionsTable, SetupTokensTable, SignInFailuresT
 import type { IdempotencyKeysTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './webhooks-schema.js';
 import type { SnsNotificationsTable, SnsSubscriptionsTable } from './sns-schema.js';
 import type { TemplatesTable, TemplateVersionsTable } from './templates-schema.js';
+import type { EngagementFirstsTable, EngagementHourlyTable } from './tracking-schema.js';
 import type { DeliveryAttemptsTable, DeliveryJobsTable, SandboxMessagesTable } from './delivery-schema.js';
 import type { ProviderRefusalsTable, SendSlotsTable, UpstreamHealthTable, UpstreamsTable } from './provider-state-schema.js';
 
@@ -10,6 +11,7 @@ export type * from './people-schema.js';
 export type * from './webhooks-schema.js';
 export type * from './sns-schema.js';
 export type * from './templates-schema.js';
+export type * from './tracking-schema.js';
 export type * from './provider-state-schema.js';
 export type * from './delivery-schema.js';
 
@@ -53,6 +55,8 @@ export interface Database {
   sns_subscriptions: SnsSubscriptionsTable;
   templates: TemplatesTable;
   template_versions: TemplateVersionsTable;
+  engagement_hourly: EngagementHourlyTable;
+  engagement_firsts: EngagementFirstsTable;
 }
 
 export interface WorkspacesTable {
@@ -96,6 +100,13 @@ export interface DomainsTable {
   last_checked_at: string | null;
   /** JSON array of the upstream ids a send from the domain is tried through, in order; null: the server's (0028). */
   upstream_ids: string | null;
+  /** Whether sends from the domain track opens and clicks unless a send says otherwise (0 or 1; 0030). */
+  open_tracking: number;
+  click_tracking: number;
+  /** The host tracked links and the open pixel use instead of PUBLIC_URL, or null (0030). */
+  tracking_domain: string | null;
+  /** Its CNAME's check: `pending`, `verified` or `failed`; null without a tracking domain. */
+  tracking_domain_status: 'pending' | 'verified' | 'failed' | null;
 }
 
 export interface MessagesTable {
@@ -126,6 +137,9 @@ export interface MessagesTable {
   /** The template the subject and bodies were rendered from and its version number, or null (0029). */
   template_id: string | null;
   template_version: number | null;
+  /** Whether the message's opens and clicks are tracked (0 or 1), settled at acceptance (0030). */
+  track_opens: number;
+  track_clicks: number;
 }
 
 /** One attachment of a message, its decoded bytes included (migration 0018). */
@@ -221,7 +235,7 @@ export interface MessageMimeTable {
  * SPEC.md §6.1's kinds, then `delivery_delayed` beside them (SES's DeliveryDelay): shown in a message's
  * detail, never posted to webhooks (their events are SPEC's kinds only, webhooks/webhook-service.ts).
  */
-export type MessageEventType = 'delivered' | 'bounced' | 'complained' | 'suppressed' | 'failed' | 'delivery_delayed';
+export type MessageEventType = 'delivered' | 'bounced' | 'complained' | 'suppressed' | 'failed' | 'delivery_delayed' | 'opened' | 'clicked';
 
 /** The internal event path's record: one row per event, with the JSON body a webhook receiver gets. */
 export interface MessageEventsTable {

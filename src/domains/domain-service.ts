@@ -87,7 +87,7 @@ export function createDomainService(store: Store, dns: DnsVerifier, config: Pick
         created_at: nowIso(),
         verified_at: null,
         last_checked_at: null,
-        upstream_ids: null,
+        upstream_ids: null, open_tracking: 0, click_tracking: 0, tracking_domain: null, tracking_domain_status: null,
       };
       try {
         await store.domains.insert(row);

@@ -8,7 +8,7 @@ export type NewDeliveryJob = Omit<DeliveryJobsTable, 'attempts' | 'pending_recip
 // Both run on every accepted send.
 const insertMessages = bulkInsert('messages', [
   'id', 'workspace_id', 'from_name', 'from_address', 'reply_to', 'subject', 'html', 'text', 'recipients', 'cc', 'bcc', 'headers', 'tags', 'scheduled_at', 'created_at',
-  'template_id', 'template_version',
+  'template_id', 'template_version', 'track_opens', 'track_clicks',
 ]);
 const insertJobs = bulkInsert('delivery_jobs', [
   'message_id', 'workspace_id', 'state', 'available_at', 'lease_owner', 'lease_expires_at', 'last_error', 'created_at', 'updated_at',

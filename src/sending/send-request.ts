@@ -30,6 +30,9 @@ export interface SendInput {
   attachments?: AttachmentInput[] | null | undefined;
   /** In place of subject, html and text: rendered by applyTemplate (template-send.ts) before parsing. */
   template?: SendTemplateInput | null | undefined;
+  /** Whether opens and clicks are tracked; absent or null: as the sender domain's switches say (docs/tracking.md). */
+  track_opens?: boolean | null | undefined;
+  track_clicks?: boolean | null | undefined;
 }
 
 /** `template` of a send: a template by id or alias, its variables, and a published version's number. */
@@ -74,6 +77,9 @@ export interface SendRequest {
   attachments: AttachmentInput[];
   /** Their size after decoding, all together. */
   attachmentBytes: number;
+  /** The send's own tracking choice; null: the sender domain's. */
+  trackOpens: boolean | null;
+  trackClicks: boolean | null;
 }
 
 /** Applies SPEC.md §2.1 and §8.2 and the send extensions (docs/sending.md, "Send fields"); throws a ValidationError naming the field. */
@@ -123,6 +129,8 @@ export function parseSendRequest(input: CompleteSendInput, options: MailboxOptio
     scheduledAt: parseScheduledAt(input.scheduled_at, Date.now()),
     attachments: input.attachments ?? [],
     attachmentBytes,
+    trackOpens: input.track_opens ?? null,
+    trackClicks: input.track_clicks ?? null,
   };
 }
 

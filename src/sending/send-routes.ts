@@ -54,6 +54,8 @@ export const SendBody = Type.Object(
     scheduled_at: OptionalText,
     attachments: Type.Optional(Type.Union([Type.Array(Attachment), Type.Null()])),
     template: Type.Optional(Type.Union([SendTemplate, Type.Null()])),
+    track_opens: Type.Optional(Type.Union([Type.Boolean({ description: "Track this message's opens; by default as the sender domain's `open_tracking` says." }), Type.Null()])),
+    track_clicks: Type.Optional(Type.Union([Type.Boolean({ description: "Track this message's clicks; by default as the sender domain's `click_tracking` says." }), Type.Null()])),
   },
   { additionalProperties: false },
 );

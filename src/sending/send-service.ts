@@ -50,9 +50,10 @@ export function createSendService(
 ) {
   // A non-ASCII local part needs SMTPUTF8 on the way out: the sandbox keeps mail here, a relay must be declared to take it.
   const mailboxOptions = { utf8LocalPart: config.provider === 'sandbox' || (config.provider === 'smtp' && config.smtpUtf8) };
-  // Sender domains found verified lately, by workspace and name: their row's id (recent-cache.ts). A single
-  // send takes its domain from here, and the write checks it is still verified (AcceptedSend.senderDomainId).
-  const verifiedDomains = createRecentCache<string>();
+  // Sender domains found verified lately, by workspace and name: their row's id and tracking switches
+  // (recent-cache.ts). A single send takes its domain from here, and the write checks it is still verified
+  // (AcceptedSend.senderDomainId); a switch changed applies to sends accepted from RECENT_MS later.
+  const verifiedDomains = createRecentCache<{ id: string; tracking: DomainTracking }>();
 
   /** Why `domain` may not send for the workspace now (null: it may), and the id of its row when memory said so. */
   /** The send's rules, after its template (if any) is rendered into it: nothing is written before both passed. */
@@ -64,19 +65,21 @@ export function createSendService(
     return request;
   }
 
-  async function senderDomainOf(workspaceId: string, domain: string, fromMemory: boolean): Promise<{ problem: string | null; rememberedId?: string }> {
+  async function senderDomainOf(workspaceId: string, domain: string, fromMemory: boolean): Promise<SenderDomainState> {
     const cacheKey = `${workspaceId}\0${domain}`;
-    const rememberedId = fromMemory ? verifiedDomains.get(cacheKey, Date.now()) : undefined;
-    if (rememberedId) return { problem: null, rememberedId };
+    const remembered = fromMemory ? verifiedDomains.get(cacheKey, Date.now()) : undefined;
+    if (remembered) return { problem: null, rememberedId: remembered.id, tracking: remembered.tracking };
     const check = await checkSenderDomain(store.domains, config, workspaceId, domain);
-    if (check.kind === 'verified') verifiedDomains.set(cacheKey, check.row.id, Date.now());
-    return { problem: check.kind === 'refused' ? check.problem : null };
+    if (check.kind !== 'verified') return { problem: check.kind === 'refused' ? check.problem : null, tracking: NO_TRACKING };
+    const tracking = { opens: check.row.open_tracking === 1, clicks: check.row.click_tracking === 1 };
+    verifiedDomains.set(cacheKey, { id: check.row.id, tracking }, Date.now());
+    return { problem: null, tracking };
   }
 
   /** One send checked and written; the sender domain from memory when `fromMemory`. */
   async function acceptOne(workspaceId: string, request: SendRequest, key: SendingKey | null, fromMemory: boolean): Promise<SendResult> {
     const sender = await senderDomainOf(workspaceId, domainOf(request.from.address), fromMemory);
-    const prepared = prepareSend(workspaceId, request, sender.problem, key, { senderDomainId: sender.rememberedId });
+    const prepared = prepareSend(workspaceId, request, sender, key, { senderDomainId: sender.rememberedId });
     return settle(prepared, await writer.write(prepared.send));
   }
 
@@ -155,23 +158,23 @@ export function createSendService(
         throw new ValidationError(`attachments of a batch must be at most ${ATTACHMENT_LIMIT} together after decoding (got ${megabytes(attachmentBytes)})`);
       }
       // A batch usually comes from one or two domains: each is looked up once.
-      const domains = new Map<string, Promise<string | null>>();
+      const domains = new Map<string, Promise<SenderDomainState>>();
       const problemOf = (domain: string) => {
         let problem = domains.get(domain);
         if (!problem) {
           problem = (async () => {
             if (key?.domainId) await checkKeyDomain(store.domains, workspaceId, key.domainId, domain);
-            return (await senderDomainOf(workspaceId, domain, false)).problem;
+            return senderDomainOf(workspaceId, domain, false);
           })();
           domains.set(domain, problem);
         }
         return problem;
       };
-      const problems: (string | null)[] = [];
-      for (const request of requests) problems.push(await problemOf(domainOf(request.from.address)));
+      const senders: SenderDomainState[] = [];
+      for (const request of requests) senders.push(await problemOf(domainOf(request.from.address)));
 
       const group = randomUUID();
-      const prepared = requests.map((request, i) => prepareSend(workspaceId, request, problems[i] ?? null, key, { group }));
+      const prepared = requests.map((request, i) => prepareSend(workspaceId, request, senders[i]!, key, { group }));
       // Written in one turn, so all join one writer batch; the group keeps them together should it fail.
       const written = await withinRecipientLimit(workspaceId, requests, () => Promise.all(prepared.map((p) => writer.write(p.send))));
       const results = prepared.map((p, i) => settle(p, written[i]!));
@@ -187,6 +190,20 @@ export function createSendService(
   }
 }
 
+/** A sender domain's tracking switches (domains.open_tracking, click_tracking). */
+interface DomainTracking {
+  opens: boolean;
+  clicks: boolean;
+}
+const NO_TRACKING: DomainTracking = { opens: false, clicks: false };
+
+/** What the sender domain says of a send: why it may not send (null: it may), its row's id when memory said so, and its tracking switches. */
+interface SenderDomainState {
+  problem: string | null;
+  rememberedId?: string;
+  tracking: DomainTracking;
+}
+
 interface PreparedSend {
   send: AcceptedSend;
   /** Why the sender domain may not send (the send is written failed), or null. */
@@ -197,10 +214,11 @@ interface PreparedSend {
 function prepareSend(
   workspaceId: string,
   request: SendRequest,
-  domainProblem: string | null,
+  sender: Pick<SenderDomainState, 'problem' | 'tracking'>,
   key: SendingKey | null,
   { group, senderDomainId }: Pick<AcceptedSend, 'group' | 'senderDomainId'> = {},
 ): PreparedSend {
+  const domainProblem = sender.problem;
   const messageId = newId('msg');
   const now = nowIso();
   const events: MessageEvent[] = [];
@@ -246,6 +264,9 @@ function prepareSend(
       content_expired_at: null,
       template_id: request.template?.template_id ?? null,
       template_version: request.template?.version ?? null,
+      // The send's own choice, else its domain's, settled now: a switch changed later leaves this mail as it was.
+      track_opens: (request.trackOpens ?? sender.tracking.opens) ? 1 : 0,
+      track_clicks: (request.trackClicks ?? sender.tracking.clicks) ? 1 : 0,
     },
     entries,
     attachments: attachmentRows(messageId, workspaceId, request.attachments),

@@ -10,7 +10,7 @@ export function acceptedSend(workspaceId: string, recipients: number, messageId 
   return {
     message: {
       id: messageId, workspace_id: workspaceId, from_name: '', from_address: 'a@sandbox.mailroom.test', reply_to: null, subject: 's', html: null, text: 't',
-      recipients: JSON.stringify(addresses.map((address) => ({ name: '', address }))), cc: null, bcc: null, headers: null, tags: null, scheduled_at: null, content_expired_at: null, template_id: null, template_version: null, created_at: now,
+      recipients: JSON.stringify(addresses.map((address) => ({ name: '', address }))), cc: null, bcc: null, headers: null, tags: null, scheduled_at: null, content_expired_at: null, template_id: null, template_version: null, track_opens: 0, track_clicks: 0, created_at: now,
     },
     entries: addresses.map((recipient) => ({ ...base, id: newId('log'), type: 'send' as const, status: 'sent' as const, recipient })),
     job: { message_id: messageId, workspace_id: workspaceId, state: 'pending', available_at: now, lease_owner: null, lease_expires_at: null, last_error: null, created_at: now, updated_at: now },

@@ -204,7 +204,7 @@ export async function smtpWorkspace(storeEnv: Record<string, string>, domain = '
     .values({
       id: `dom_${domain.replace(/\W/g, '_')}`, workspace_id: workspaceId, domain, status: 'verified', dkim_selector: keys.selector,
       dkim_private_key: keys.privateKeyPem, dkim_public_key: keys.publicKeyBase64, return_path_domain: `mr-bounces.${domain}`,
-      verification_error: null, created_at: now, verified_at: now, last_checked_at: now,
+      verification_error: null, created_at: now, verified_at: now, last_checked_at: now, open_tracking: 0, click_tracking: 0,
     })
     .execute();
   return { apiKey, workspaceId, from: `Mailroom <hello@${domain}>`, db };

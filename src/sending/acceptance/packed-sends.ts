@@ -20,7 +20,7 @@ type PackedSend = unknown[];
 
 const MESSAGE_FIELDS = [
   'id', 'workspace_id', 'from_name', 'from_address', 'reply_to', 'subject', 'html', 'text',
-  'recipients', 'cc', 'bcc', 'headers', 'tags', 'scheduled_at', 'created_at', 'content_expired_at',
+  'recipients', 'cc', 'bcc', 'headers', 'tags', 'scheduled_at', 'created_at', 'content_expired_at', 'track_opens', 'track_clicks',
 ] as const satisfies readonly (keyof MessagesTable)[];
 /** A templated send's columns: such a send crosses as it is (isPlain), so a packed one has them null. */
 type TemplateFields = 'template_id' | 'template_version';
