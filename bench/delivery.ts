@@ -16,7 +16,7 @@ import { newId, nowIso } from '../src/lib/ids.js';
 import { writeAcceptedSends, type AcceptedSend } from '../src/sending/acceptance/accepted-sends.js';
 import { createStore } from '../src/composition/store.js';
 import type { Store } from '../src/db/store.js';
-import { createLogger, openMigratedDatabase, openReturnPaths, withSecretKey } from '../src/composition/store-runtime.js';
+import { createLogger, openMigratedDatabase, openSigningKeys, withSecretKey } from '../src/composition/store-runtime.js';
 import { startDeliveryWorker, workerStoreOptions } from '../src/composition/worker-runtime.js';
 import { generateDkimKeyPair } from '../src/domains/dkim-keys.js';
 import { createServices } from '../src/composition/services.js';
@@ -65,7 +65,7 @@ async function attemptOutcomes(store: Store): Promise<Map<string, number>> {
 /** The worker exactly as `mailroom worker` starts it (provider from the config, builder thread), timed until the queue is empty. */
 async function mailroomRound(store: Store, config: ReturnType<typeof loadConfig>, count: number): Promise<number> {
   const started = performance.now();
-  const worker = startDeliveryWorker(store, config, await openReturnPaths(store, config));
+  const worker = startDeliveryWorker(store, config, await openSigningKeys(store, config));
   while ((await pendingJobs(store)) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
   const seconds = (performance.now() - started) / 1000;
   await worker.stop();

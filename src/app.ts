@@ -19,6 +19,7 @@ import { sendRoutes, registerIdempotency } from './sending/index.js';
 import { suppressionRoutes } from './suppressions/index.js';
 import { webhookRoutes } from './webhooks/index.js';
 import { templateRoutes } from './templates/index.js';
+import { engagementRoutes, trackingRoutes } from './tracking/index.js';
 import { upstreamRoutes } from './upstreams/index.js';
 import { statsRoutes } from './stats/index.js';
 import { messageRoutes } from './messages/index.js';
@@ -104,6 +105,7 @@ export async function buildApp({ config, services, logger, beforeRoutes }: AppOp
   await app.register(sendRoutes);
   await app.register(logRoutes);
   await app.register(statsRoutes);
+  await app.register(engagementRoutes);
   await app.register(messageRoutes);
   await app.register(domainRoutes);
   await app.register(upstreamRoutes);
@@ -111,6 +113,7 @@ export async function buildApp({ config, services, logger, beforeRoutes }: AppOp
   await app.register(suppressionRoutes);
   await app.register(webhookRoutes);
   await app.register(templateRoutes);
+  await app.register(trackingRoutes);
   await app.register(sesEventsRoutes);
   await app.register(resendCompat, { prefix: RESEND_PREFIX });
   await app.register(dashboardApi(config), { prefix: DASHBOARD_API_PREFIX });

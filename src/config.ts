@@ -68,6 +68,8 @@ export const EnvSchema = Type.Object({
   RATE_LIMIT_SEND_PER_MIN: Type.Integer({ minimum: 1, default: 30 }),
   RATE_LIMIT_OTHER_PER_MIN: Type.Integer({ minimum: 1, default: 60 }),
   RATE_LIMIT_RECIPIENTS_PER_MIN: Type.Integer({ minimum: 1, default: 3000 }),
+  // Per client network: mailbox providers' image proxies fetch many readers' pixels from few addresses.
+  RATE_LIMIT_TRACKING_PER_MIN: Type.Integer({ minimum: 1, default: 6000 }),
   MAILROOM_HOSTNAME: Type.Optional(Type.String({ minLength: 1 })),
   SPF_INCLUDE: Type.Optional(Type.String({ minLength: 1 })),
   TRUST_PROXY: Type.String({ minLength: 1, default: 'false' }),
@@ -135,7 +137,7 @@ export interface Config {
   /** Resolvers for domain verification, as `ip` or `ip:port`; empty means the system's. */
   dnsServers: string[];
   /** Requests per key per minute (send and other), and recipients per workspace per minute across every way in. */
-  rateLimits: { sendPerMinute: number; otherPerMinute: number; recipientsPerMinute: number };
+  rateLimits: { sendPerMinute: number; otherPerMinute: number; recipientsPerMinute: number; trackingPerMinute: number };
   /** Public host name of this installation: MX target of return-path domains and SPF `a:` host. */
   mailHostname: string;
   spfInclude: string | undefined;
@@ -267,7 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxAttempts: parsed.DELIVERY_MAX_ATTEMPTS,
     },
     dnsServers: parseDnsServers(parsed.DNS_SERVERS),
-    rateLimits: { sendPerMinute: parsed.RATE_LIMIT_SEND_PER_MIN, otherPerMinute: parsed.RATE_LIMIT_OTHER_PER_MIN, recipientsPerMinute: parsed.RATE_LIMIT_RECIPIENTS_PER_MIN },
+    rateLimits: { sendPerMinute: parsed.RATE_LIMIT_SEND_PER_MIN, otherPerMinute: parsed.RATE_LIMIT_OTHER_PER_MIN, recipientsPerMinute: parsed.RATE_LIMIT_RECIPIENTS_PER_MIN, trackingPerMinute: parsed.RATE_LIMIT_TRACKING_PER_MIN },
     mailHostname: parsed.MAILROOM_HOSTNAME ?? hostname(),
     spfInclude: parsed.SPF_INCLUDE,
     trustProxy: parseTrustProxy(parsed.TRUST_PROXY),

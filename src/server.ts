@@ -11,7 +11,7 @@ import { startInboundReceiver, type InboundReceiver, createInboundReportService,
 import { startSubmissionServer, type SubmissionServer } from './submission/submission-server.js';
 import type { WebhookDispatcher } from './webhooks/index.js';
 import { createAcceptedSendWriter, createThreadedSendWriter } from './sending/index.js';
-import { createStore, createServices, type Services, createLogger, openMigratedDatabase, openReturnPaths, withSecretKey, startDeliveryWorker, startWebhookDispatcher, startDeliveryThread, type DeliveryThread } from './composition/index.js';
+import { createStore, createServices, type Services, createLogger, openMigratedDatabase, openSigningKeys, withSecretKey, startDeliveryWorker, startWebhookDispatcher, startDeliveryThread, type DeliveryThread } from './composition/index.js';
 import type { Store } from './db/store.js';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './lib/rate-limiter.js';
 import { createMetrics, NotReadyError, startMetricsListener, type Metrics, type MetricsOptions } from './observability/index.js';
@@ -74,11 +74,12 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
         throw error;
       })
     : undefined;
-  const returnPaths = await openReturnPaths(store, config).catch(async (error: unknown) => {
+  const keys = await openSigningKeys(store, config).catch(async (error: unknown) => {
     await db.destroy();
     redis?.disconnect();
     throw error;
   });
+  const { returnPaths } = keys;
   const checkpointer = sqlite ? startWalCheckpointer(config.dataDir, createLogger(config)) : undefined;
   // SQLite works on the calling thread, so its send writes get a thread of their own (migrated
   // first: that thread opens the same file and expects the schema); PostgreSQL works in its own
@@ -88,17 +89,20 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
   const scrapeReads = sqlite ? createSqliteReader(config.dataDir, (error) => startLog.warn({ err: error.message }, 'SQLite read thread failed; started again at the next scrape')) : undefined;
   // Provider trouble is counted by the worker, which starts after the metrics: read through it at scrape time.
   const metrics = createMetrics({ db, troubleCounts: () => worker?.troubleCounts() ?? [], workerMetrics: options.workerMetrics, offThreadReads: scrapeReads, sesEventTimeoutMs: config.ses.eventTimeoutMs, serverUpstreams: config.providers.map(serverUpstreamKey) });
-  const worker = options.worker ? startDeliveryWorker(store, config, returnPaths, metrics) : undefined;
+  const worker = options.worker ? startDeliveryWorker(store, config, keys, metrics) : undefined;
   const webhooks = options.webhooks ? startWebhookDispatcher(store, config, metrics) : undefined;
   const retention = options.worker ? startRetentionPruner(store, config, createLogger(config).child({ component: 'retention' }), metrics) : undefined;
   let inbound: InboundReceiver | undefined;
   let submission: SubmissionServer | undefined;
+  let services: Services | undefined;
   // Also what a failed start of a listener below undoes: whatever has started so far stops, in the same order.
   async function closeRuntime() {
     await Promise.all([inbound?.close(), submission?.close()]);
     // Both wait for work in flight (each within its own bound): side by side, not one after the other.
     await Promise.all([worker?.stop(), webhooks?.stop(), retention?.stop()]);
     await sendWriter.close();
+    // Opens and clicks answered already are written before the store closes.
+    await services?.tracking.recorder.flush();
     await scrapeReads?.close();
     await checkpointer?.stop();
     await db.destroy();
@@ -117,7 +121,7 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
           returnPaths,
         ).catch(failStart)
       : undefined;
-  const services = createServices(store, config, {
+  services = createServices(store, config, {
     sendWriter,
     // A send accepted here is looked at at once, not at the next poll.
     onSendAccepted: worker ? () => worker.wake() : options.onSendAccepted,

@@ -171,7 +171,7 @@ describe('the mailroom command', () => {
     assert.deepEqual(config.dnsServers, ['127.0.0.1:5353', '::1', '[::1]:53']);
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.port, 3000);
-    assert.deepEqual(config.rateLimits, { sendPerMinute: 30, otherPerMinute: 60, recipientsPerMinute: 3000 });
+    assert.deepEqual(config.rateLimits, { sendPerMinute: 30, otherPerMinute: 60, recipientsPerMinute: 3000, trackingPerMinute: 6000 });
     assert.equal(config.provider, 'sandbox');
     assert.ok(config.dataDir.endsWith('/data'));
   });

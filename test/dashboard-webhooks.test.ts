@@ -242,7 +242,7 @@ describe('webhooks in the dashboard API', () => {
     for (const [body, error] of [
       [{ url: 'ftp://example.com/hooks' }, 'url must be an http or https URL (got ftp)'],
       [{ url: receiver.url, events: [] }, 'events must not be empty: leave it out to receive every event'],
-      [{ url: receiver.url, events: ['test'] }, 'events must contain only delivered, bounced, complained, suppressed, failed, upstream.down, upstream.up (got "test")'],
+      [{ url: receiver.url, events: ['test'] }, 'events must contain only delivered, bounced, complained, suppressed, failed, opened, clicked, upstream.down, upstream.up (got "test")'],
     ] as const) {
       const res = await call(admin, 'POST', path(), body);
       assert.deepEqual([res.statusCode, res.json()], [400, { success: false, error }], JSON.stringify(body));

@@ -78,11 +78,17 @@ describe('retention', () => {
     assert.equal((await t.call('GET', `/v1/messages/${delivered}`)).json().data.content_expired_at, null);
   });
 
-  it('drops bodies, attachment bytes and the MIME past CONTENT_RETENTION_DAYS; the detail says the content expired', async () => {
+  it('drops bodies, attachment bytes, the MIME, opens and clicks past CONTENT_RETENTION_DAYS; the detail says the content expired', async () => {
+    // An open of the delivered message, and the first open it made (docs/tracking.md#what-is-recorded).
+    const [entry] = await t.store.logs.listSendEntries([delivered]);
+    await t.db.insertInto('message_events').values({ id: 'evt_open', workspace_id: entry!.workspace_id, message_id: delivered, type: 'opened', recipient: entry!.recipient, payload: '{}', created_at: new Date().toISOString() }).execute();
+    await t.db.insertInto('engagement_firsts').values({ message_id: delivered, recipient_index: 0, kind: 'open', at: new Date().toISOString() }).execute();
     const round = await pruner(t.store, 31).runOnce();
     assert.equal(round.leased, true);
     // One message (the scheduled one is still to be delivered), in steps of one.
-    assert.deepEqual(round.rows, { message_attachments: 1, message_mime: 1, sandbox_messages: 1, messages_content: 1 });
+    assert.deepEqual(round.rows, { message_attachments: 1, message_mime: 1, sandbox_messages: 1, engagement_events: 1, engagement_firsts: 1, messages_content: 1 });
+    const kept = await t.db.selectFrom('message_events').select('type').where('message_id', '=', delivered).execute();
+    assert.ok(kept.length > 0 && kept.every((e) => e.type !== 'opened'), 'its delivery events stay');
 
     const detail = (await t.call('GET', `/v1/messages/${delivered}`)).json().data;
     assert.match(detail.content_expired_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -130,7 +136,7 @@ describe('retention', () => {
     assert.equal(round.leased, true);
     assert.deepEqual(round.rows, {
       // A send entry per recipient, each with its tag row; two events (delivered, bounced), two attempts.
-      log_entry_tags: 2, log_entries: 2, message_events: 2, delivery_attempts: 2, sandbox_messages: 0, messages: 1, webhook_deliveries: 2, inbound_reports: 1,
+      log_entry_tags: 2, log_entries: 2, message_events: 2, delivery_attempts: 2, sandbox_messages: 0, engagement_firsts: 0, messages: 1, webhook_deliveries: 2, inbound_reports: 1,
     });
     assert.equal(await rowsOf('log_entry_tags'), tagRows - 2);
     assert.deepEqual([await rowsOf('webhook_attempts'), await rowsOf('inbound_reports')], [0, 0]);
@@ -171,13 +177,13 @@ describe('retention', () => {
 
     // In steps of one: the first step passes only the held message, and the round does not stop there.
     const round = await pruner(t.store, 31).runOnce();
-    assert.deepEqual(round.rows, { message_attachments: 0, message_mime: 1, sandbox_messages: 1, messages_content: 1 });
+    assert.deepEqual(round.rows, { message_attachments: 0, message_mime: 1, sandbox_messages: 1, engagement_events: 0, engagement_firsts: 0, messages_content: 1 });
     assert.deepEqual([(await contentOf(heldId)).text, (await contentOf(sentId)).text], ['Hello there', null]);
     assert.deepEqual(await t.db.selectFrom('retention_held').select('message_id').orderBy('message_id').execute(), [scheduled, heldId].sort().map((message_id) => ({ message_id })));
 
     assert.equal((await t.call('POST', `/v1/messages/${heldId}/cancel`)).statusCode, 200);
     const after = await pruner(t.store, 31).runOnce();
-    assert.deepEqual(after.rows, { message_attachments: 0, message_mime: 0, sandbox_messages: 0, messages_content: 1 });
+    assert.deepEqual(after.rows, { message_attachments: 0, message_mime: 0, sandbox_messages: 0, engagement_events: 0, engagement_firsts: 0, messages_content: 1 });
     assert.match((await contentOf(heldId)).content_expired_at ?? '', /^\d{4}-/);
     assert.deepEqual(await t.db.selectFrom('retention_held').select('message_id').execute(), [{ message_id: scheduled }], 'the one still scheduled stays held');
     assert.equal((await contentOf(scheduled)).text, 'Hello there');

@@ -150,8 +150,8 @@ describe('the rule tables', () => {
     }
   });
 
-  it("stand in src/tracking/README.md's table, each rule once, in the order they are tried, scanners' user agents listed", () => {
-    const doc = readFileSync(join(import.meta.dirname, '..', 'src', 'tracking', 'README.md'), 'utf8');
+  it("stand in docs/tracking.md's table, each rule once, in the order they are tried, scanners' user agents listed", () => {
+    const doc = readFileSync(join(import.meta.dirname, '..', 'docs', 'tracking.md'), 'utf8');
     const rows = [...doc.matchAll(/^\| `([a-z-]+)` \| ([a-z, ]+) \| ([^|]+) \|/gm)].map((m) => ({ id: m[1]!, appliesTo: m[2]!, matches: m[3]! }));
     const applyingTo = (kind: string) => rows.filter((row) => row.appliesTo.split(', ').includes(kind)).map((row) => row.id);
     assert.deepEqual(applyingTo('open'), OPEN_RULES.map((rule) => rule.id));

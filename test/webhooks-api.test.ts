@@ -130,8 +130,8 @@ describe('webhook endpoints: /v1/webhooks', () => {
       ['events that is not an array', { url: PUBLIC_URL, events: 'delivered' }, 'events must be an array'],
       ['an event that is not a string', { url: PUBLIC_URL, events: ['delivered', 7] }, 'events[1] must be a string'],
       ['no events', { url: PUBLIC_URL, events: [] }, 'events must not be empty: leave it out to receive every event'],
-      ['an unknown event', { url: PUBLIC_URL, events: ['delivered', 'opened'] }, 'events must contain only delivered, bounced, complained, suppressed, failed, upstream.down, upstream.up (got "opened")'],
-      ['an event in capitals', { url: PUBLIC_URL, events: ['DELIVERED'] }, 'events must contain only delivered, bounced, complained, suppressed, failed, upstream.down, upstream.up (got "DELIVERED")'],
+      ['an unknown event', { url: PUBLIC_URL, events: ['delivered', 'read'] }, 'events must contain only delivered, bounced, complained, suppressed, failed, opened, clicked, upstream.down, upstream.up (got "read")'],
+      ['an event in capitals', { url: PUBLIC_URL, events: ['DELIVERED'] }, 'events must contain only delivered, bounced, complained, suppressed, failed, opened, clicked, upstream.down, upstream.up (got "DELIVERED")'],
       ['a secret of its own', { url: PUBLIC_URL, secret: 'whsec_mine' }, 'secret is not a supported field'],
     ];
     for (const [name, body, error] of badBodies) {

@@ -78,6 +78,10 @@ export const CONFIG_DESCRIPTIONS: Record<ConfigVariable, ConfigDescription> = {
     meaning:
       "recipients (`to`, `cc`, `bcc`) per workspace per minute, over all its keys, batches, the Resend-compatible API, SMTP submission and the dashboard's test send (a positive integer; see [Recipients per workspace](api.md#recipients-per-workspace))",
   },
+  RATE_LIMIT_TRACKING_PER_MIN: {
+    meaning:
+      "requests for tracked addresses (the open pixel, tracked links) per client network per minute; over it an open is answered and not recorded, a click answers 429 (a positive integer; see [Tracking](tracking.md#load-and-limits))",
+  },
   MAILROOM_HOSTNAME: {
     default: "the machine's host name",
     meaning: "public name of this installation: the return path's MX target and the SPF `a:` host; when it is not a name public DNS can use, start-up logs a warning and the dashboard's Domains page shows one ([Reverse DNS and the host name](operations.md#reverse-dns-and-the-host-name))",

@@ -7,7 +7,7 @@
  */
 export { createStore } from './store.js';
 export { createServices, type ServiceOptions, type Services } from './services.js';
-export { createLogger, openMigratedDatabase, openReachableDatabase, openReturnPaths, storeExists, withSecretKey } from './store-runtime.js';
+export { createLogger, openMigratedDatabase, openReachableDatabase, openSigningKeys, storeExists, withSecretKey } from './store-runtime.js';
 export { startDeliveryWorker, startWebhookDispatcher, startWorker, workerStoreOptions, WEBHOOK_POLL_MS, type RunningWorker, type WorkerRuntimeOptions } from './worker-runtime.js';
 export { backupReport, backupStore } from './backup.js';
 export { rotateSecrets, rotationReport } from './rotate-secrets.js';

@@ -16,6 +16,7 @@ import { createUpstreamService } from '../upstreams/index.js';
 import { createByteBudget } from '../lib/byte-budget.js';
 import { createSesEventsService } from '../ses-events/index.js';
 import { createTemplateRenderService, createTemplateService } from '../templates/index.js';
+import { createEngagementStats, createTrackingService } from '../tracking/index.js';
 import { createLogger } from './store-runtime.js';
 
 export interface ServiceOptions {
@@ -48,6 +49,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     messages: createMessageDetailService(store, { sesEventTimeoutMs: config.ses.eventTimeoutMs }),
     sesEvents: createSesEventsService(store, config.ses, { log: createLogger(config).child({ component: 'ses-events' }), ca: options.snsCa }),
     stats: createStatsService(store),
+    engagement: createEngagementStats(store),
     idempotency: createIdempotencyService(store.idempotencyKeys),
     send: createSendService(store, sendWriter, config, {
       onAccepted: options.onSendAccepted,
@@ -59,6 +61,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     suppressions: createSuppressionService(store),
     templates: createTemplateService(store),
     templateRendering,
+    tracking: createTrackingService(store, config, { rateLimiter, log: createLogger(config).child({ component: 'tracking' }) }),
     webhooks: createWebhookService(store, config, { resolveHost: options.resolveHost }),
     upstreams: createUpstreamService(store, config, { resolveHost: options.resolveHost }),
     workspaces: createWorkspaceService(store),

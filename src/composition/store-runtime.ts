@@ -8,6 +8,7 @@ import { loadReturnPathKeys, createReturnPathSigner, type ReturnPathSigner } fro
 import { createLogger as createConfiguredLogger } from '../observability/index.js';
 import type { Store } from '../db/store.js';
 import { openSecretKey } from '../secrets/index.js';
+import { deriveTrackingKey } from '../tracking/index.js';
 
 // What every process (and serve's delivery thread) opens first: the store, the installation's secret key, the
 // return-path keys. Apart from server.ts so that the delivery thread's bundle holds no HTTP layer.
@@ -58,10 +59,17 @@ export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>): Lo
   return createConfiguredLogger(config);
 }
 
-/** The return-path signer over the installation's keys (made by the first process to need one, kept sealed in the store). */
-export async function openReturnPaths(store: Store, config: Pick<Config, 'secretKey'>): Promise<ReturnPathSigner> {
+/** What signs for the installation: return paths, and tracked addresses with a key derived from the return-path key. */
+export interface SigningKeys {
+  returnPaths: ReturnPathSigner;
+  trackingKey: Buffer;
+}
+
+/** The installation's signing keys (the return-path key made by the first process to need one, kept sealed in the store). */
+export async function openSigningKeys(store: Store, config: Pick<Config, 'secretKey'>): Promise<SigningKeys> {
   if (!config.secretKey) throw new Error('The secret key is opened (withSecretKey) before the return paths');
-  return createReturnPathSigner(await loadReturnPathKeys(store, config.secretKey));
+  const keys = await loadReturnPathKeys(store, config.secretKey);
+  return { returnPaths: createReturnPathSigner(keys), trackingKey: deriveTrackingKey(keys[0]!) };
 }
 
 /**

@@ -17,6 +17,7 @@ import { createMessageMimeRepository, createMessageDetailRepository } from '../m
 import { createRetentionRepository } from '../retention/index.js';
 import { createSnsRepository } from '../ses-events/index.js';
 import { createTemplatesRepository } from '../templates/index.js';
+import { createEngagementRepository } from '../tracking/index.js';
 
 /** What acts on every published event, in order, inside its transaction (events/event-path.ts). */
 const EVENT_HANDLERS = [suppressOnBounceOrComplaint, fanOutToWebhooks] as const;
@@ -32,6 +33,7 @@ function bind(db: Db, counters?: CounterDeltas): Repositories {
     deliveryAttempts: createDeliveryAttemptsRepository(db),
     deliveryJobs: createDeliveryJobsRepository(db),
     domains: createDomainsRepository(db),
+    engagement: createEngagementRepository(db),
     idempotencyKeys: createIdempotencyRepository(db),
     inboundReports: createInboundReportsRepository(db),
     invitations: createInvitationsRepository(db),

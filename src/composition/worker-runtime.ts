@@ -4,14 +4,13 @@ import { storeKindOf, type SqliteOptions } from '../db/database.js';
 import { startWalCheckpointer } from '../db/wal-checkpointer.js';
 import { createDeliveryWorker, type DeliveryWorker, createUpstreamRouter, createThreadedMessageBuilder, serverUpstreamKey } from '../delivery/index.js';
 import { tellUpstreamChanges } from './upstream-changes.js';
-import type { ReturnPathSigner } from '../inbound/index.js';
 import { createMetrics, type Metrics, startMetricsListener } from '../observability/index.js';
 import { createStore } from './store.js';
 import type { Store } from '../db/store.js';
 import { startRetentionPruner } from '../retention/index.js';
 import { workGraceMs } from '../lib/settle-within.js';
 import { warnAboutServerSettings } from '../db/postgres-settings.js';
-import { createLogger, openMigratedDatabase, openReturnPaths, withSecretKey } from './store-runtime.js';
+import { createLogger, openMigratedDatabase, openSigningKeys, withSecretKey, type SigningKeys } from './store-runtime.js';
 import { createWebhookDispatcher, type WebhookDispatcher, endpointPreparer } from '../webhooks/index.js';
 
 /**
@@ -19,11 +18,11 @@ import { createWebhookDispatcher, type WebhookDispatcher, endpointPreparer } fro
  * providers and the workspaces' upstreams, building messages on a thread of
  * their own. Stopping it closes every upstream and the builder thread too.
  */
-export function startDeliveryWorker(store: Store, config: Config, returnPaths: ReturnPathSigner, metrics?: Metrics): DeliveryWorker {
+export function startDeliveryWorker(store: Store, config: Config, { returnPaths, trackingKey }: SigningKeys, metrics?: Metrics): DeliveryWorker {
   const logger = createLogger(config).child({ component: 'worker' });
   const router = createUpstreamRouter(config, store, logger);
   const build = createThreadedMessageBuilder();
-  const worker = createDeliveryWorker({ store, router, onUpstreamChange: tellUpstreamChanges(store, logger, config.upstreamDownMs), config, build, returnPaths, metrics, logger });
+  const worker = createDeliveryWorker({ store, router, onUpstreamChange: tellUpstreamChanges(store, logger, config.upstreamDownMs), config, build, returnPaths, trackingKey, metrics, logger });
   worker.start();
   return {
     ...worker,
@@ -90,19 +89,19 @@ export async function startWorker(givenConfig: Config, options: WorkerRuntimeOpt
   const store = createStore(db);
   const log = createLogger(givenConfig);
   let config: Config;
-  let returnPaths: ReturnPathSigner;
+  let keys: SigningKeys;
   // Inside serve, serve has said it already.
   if (!options.insideServe) await warnAboutServerSettings(db, log);
   try {
     config = await withSecretKey(store, givenConfig, log);
-    returnPaths = await openReturnPaths(store, config);
+    keys = await openSigningKeys(store, config);
   } catch (error) {
     await db.destroy();
     throw error;
   }
   const checkpointer = sqlite && !options.insideServe ? startWalCheckpointer(config.dataDir, log) : undefined;
   const metrics = createMetrics({ db, troubleCounts: () => worker.troubleCounts(), processMetrics: !options.insideServe, sesEventTimeoutMs: config.ses.eventTimeoutMs, serverUpstreams: config.providers.map(serverUpstreamKey) });
-  const worker = startDeliveryWorker(store, config, returnPaths, metrics);
+  const worker = startDeliveryWorker(store, config, keys, metrics);
   const webhooks = startWebhookDispatcher(store, config, metrics);
   const retention = startRetentionPruner(store, config, log.child({ component: 'retention' }), metrics);
   let metricsListener: { close(): Promise<void> } | undefined;

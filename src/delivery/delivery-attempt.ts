@@ -15,6 +15,7 @@ import { BuilderUnavailableError, type MessageBuilder } from './threaded-message
 import type { ReturnPathSigner } from '../inbound/index.js';
 import { allRecipientsOf } from '../lib/message-recipients.js';
 import type { AttachmentLoader } from './attachment-loader.js';
+import { trackingBaseUrl, type MessageTracking } from '../tracking/index.js';
 
 /** What one recipient came to in one attempt. */
 export interface RecipientResult {
@@ -44,6 +45,8 @@ export interface JobResult {
   raw?: Buffer;
   /** Hand-overs that failed over to the next upstream: recorded as attempts only. */
   failedOver?: RecipientResult[];
+  /** What was tracked of the message as built (its recipients handed over count toward the engagement rates). */
+  tracked?: { opens: boolean; clicks: boolean };
 }
 
 export interface AttemptDependencies {
@@ -66,6 +69,8 @@ export interface AttemptDependencies {
   attachments: AttachmentLoader;
   /** DELIVERY_MAX_ATTEMPTS: a job claimed more often than this is not handed over again. */
   maxAttempts: number;
+  /** The key tracked addresses are signed with and where they point (src/tracking/); without it nothing is tracked. */
+  tracking?: { key: Buffer; publicOrigin: string | undefined; port: number };
 }
 
 /** A job whose remaining recipients are to be built for and handed over now. */
@@ -131,10 +136,23 @@ export async function attemptDelivery(job: DeliveryJob, context: JobContext, dep
   }
 }
 
+/** How the message is tracked, when it is: what acceptance settled for it, pointing at its domain's tracking host. */
+function trackingOf(message: MessagesTable, sender: ReadyAttempt['sender'], deps: AttemptDependencies): MessageTracking | undefined {
+  if (!deps.tracking || message.html === null || (message.track_opens !== 1 && message.track_clicks !== 1)) return undefined;
+  const domain = sender.kind === 'verified' ? sender.row : undefined;
+  return {
+    opens: message.track_opens === 1,
+    clicks: message.track_clicks === 1,
+    baseUrl: trackingBaseUrl(deps.tracking.publicOrigin, deps.tracking.port, domain),
+    key: deps.tracking.key,
+  };
+}
+
 /** The last steps: build and sign, hand over, and read each recipient's outcome. */
 async function buildAndHandOver(attempt: ReadyAttempt, deps: AttemptDependencies, results: RecipientResult[]): Promise<JobResult> {
   const { job, message, sender, entries, attachments } = attempt;
   let built;
+  let tracking: MessageTracking | undefined;
   try {
     const signing =
       sender.kind === 'sandbox' ? await deps.sandboxDomain() : { ...sender.row, dkim_private_key: deps.dkimKeys.open(sender.row.dkim_private_key) };
@@ -144,9 +162,10 @@ async function buildAndHandOver(attempt: ReadyAttempt, deps: AttemptDependencies
       const index = place.get(e.recipient);
       // Never another recipient's return path: reports to it would act on that recipient.
       if (index === undefined) throw new Error(`${e.recipient} is not among the message's recipients`);
-      return { from: deps.returnPaths.sign(message.id, index, signing.return_path_domain), to: e.recipient };
+      return { from: deps.returnPaths.sign(message.id, index, signing.return_path_domain), to: e.recipient, recipientIndex: index };
     });
-    built = await deps.build(message, signing, envelopes, attachments);
+    tracking = trackingOf(message, sender, deps);
+    built = await deps.build(message, signing, envelopes, attachments, tracking);
   } catch (error) {
     const detail = `Could not build the message: ${(error as Error).message}`;
     // A builder thread that died says nothing about the message: try again later; nor does a DKIM key this
@@ -180,5 +199,9 @@ async function buildAndHandOver(attempt: ReadyAttempt, deps: AttemptDependencies
     const entry = entryOf.get(o.recipient);
     return entry ? [resultOf(entry, { ...o, kind: 'temporary', detail: `${o.detail} (failed over to the next upstream)` })] : [];
   });
-  return { job, results, raw: built.raw, ...(tries.length > 0 ? { failedOver: tries } : {}) };
+  return {
+    job, results, raw: built.raw,
+    ...(tries.length > 0 ? { failedOver: tries } : {}),
+    ...(tracking ? { tracked: { opens: tracking.opens, clicks: tracking.clicks } } : {}),
+  };
 }

@@ -35,7 +35,7 @@ export interface DeliveryWorkerOptions {
   router: UpstreamRouter | Provider;
   /** Hears of an upstream going down or coming back, once across processes (the log, webhooks). */
   onUpstreamChange?: (transition: UpstreamTransition) => Promise<void>;
-  config: Pick<Config, 'provider' | 'worker' | 'retry' | 'secretKey' | 'shutdownGraceMs' | 'upstreamDownMs'>;
+  config: Pick<Config, 'provider' | 'worker' | 'retry' | 'secretKey' | 'shutdownGraceMs' | 'upstreamDownMs' | 'publicOrigin' | 'port'>;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** Unique per worker; by default host, process and a random part. */
   owner?: string;
@@ -43,6 +43,8 @@ export interface DeliveryWorkerOptions {
   build?: MessageBuilder;
   /** Signs each recipient's return path (the installation's key). */
   returnPaths: Pick<ReturnPathSigner, 'sign'>;
+  /** Signs tracked addresses (tracking/tracking-token.ts); without it, messages go out untracked. */
+  trackingKey?: Buffer;
   /** Counts each recipient's outcome once it is written. */
   metrics?: Pick<Metrics, 'deliveryOutcomes'> | undefined;
 }
@@ -96,6 +98,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     dkimKeys: createSecretBox(config.secretKey, DKIM_PRIVATE_KEY),
     attachments: createAttachmentLoader(store.attachments),
     maxAttempts: config.retry.maxAttempts,
+    ...(options.trackingKey ? { tracking: { key: options.trackingKey, publicOrigin: config.publicOrigin, port: config.port } } : {}),
     onProviderError: (error: unknown, job: DeliveryJob) => logger.error({ err: error, messageId: job.message_id }, 'provider threw; retrying later'),
   };
 

@@ -4,6 +4,7 @@ import type { DomainsTable, MessageAttachmentsTable, MessagesTable } from '../db
 import type { Mailbox } from '../lib/email-address.js';
 import { ccOf, replyToOf } from '../lib/message-recipients.js';
 import { textFromHtml } from '../lib/text-from-html.js';
+import { trackedHtmlFor, type MessageTracking } from '../tracking/index.js';
 
 /** What the sender's domain contributes: its name, the return-path host, and the DKIM key that signs for it. */
 export type SigningDomain = Pick<DomainsTable, 'domain' | 'return_path_domain' | 'dkim_selector' | 'dkim_private_key'>;
@@ -17,6 +18,10 @@ export type SigningDomain = Pick<DomainsTable, 'domain' | 'return_path_domain' |
 export interface Envelope {
   from: string;
   to: string;
+  /** The recipient's place among the message's recipients: what its tracked addresses name. */
+  recipientIndex?: number;
+  /** This recipient's own copy of a tracked message (its tracked addresses are its own); else the message's `raw`. */
+  raw?: Buffer;
 }
 
 export interface BuiltMessage {
@@ -33,7 +38,7 @@ export interface BuiltMessage {
   messageIdHeader: string;
   /** The `From` header's address: what an upstream that checks the sender's identity (SES) is told. */
   fromAddress: string;
-  /** The whole RFC 5322 message, DKIM-signed: the same for every envelope. */
+  /** The whole RFC 5322 message, DKIM-signed: every envelope's, or the first one's when each has its own (rawFor). */
   raw: Buffer;
 }
 
@@ -71,7 +76,9 @@ function composerFor(domain: SigningDomain): Transporter {
  * at acceptance, never from raw input. `To` and `Cc` name their recipients of
  * the send; Bcc recipients appear in no header, only in their own envelope.
  * The envelopes hold only those handed over now: those suppressed, or already
- * done before a retry, are not sent to again.
+ * done before a retry, are not sent to again. A tracked message is built once
+ * per envelope, each with its recipient's tracked HTML, and signed after the
+ * rewrite; its text part keeps the original links (docs/tracking.md).
  */
 export async function buildMessage(
   message: MessagesTable,
@@ -79,6 +86,7 @@ export async function buildMessage(
   envelopes: Envelope[],
   attachments: Pick<MessageAttachmentsTable, 'filename' | 'content_type' | 'content_id' | 'content'>[] = [],
   date: Date = new Date(),
+  tracking?: MessageTracking,
 ): Promise<BuiltMessage> {
   const recipients = JSON.parse(message.recipients) as Mailbox[];
   const cc = ccOf(message);
@@ -89,30 +97,40 @@ export async function buildMessage(
   const headers = message.headers ? (JSON.parse(message.headers) as [string, string][]).map(([key, value]) => ({ key, value })) : [];
   const messageIdHeader = `<${message.id}@${domain.domain}>`;
   const composer = composerFor(domain);
-  const info = await composer.sendMail({
-    // The envelope does not go into the message; Nodemailer wants one all the same.
-    envelope: { from: envelopes[0]?.from ?? '', to: envelopes.map((e) => e.to) },
-    from: formatMailbox({ name: message.from_name, address: message.from_address }),
-    to: recipients.map(formatMailbox),
-    ...(cc.length > 0 ? { cc: cc.map(formatMailbox) } : {}),
-    ...(replyTo.length > 0 ? { replyTo: replyTo.map(formatMailbox) } : {}),
-    subject: message.subject,
-    ...(headers.length > 0 ? { headers } : {}),
-    ...(text !== null ? { text } : {}),
-    ...(message.html !== null ? { html: message.html } : {}),
-    // With a Content-ID an attachment is inline: Nodemailer puts it beside the HTML in multipart/related.
-    ...(attachments.length > 0
-      ? {
-          attachments: attachments.map((a) => ({
-            filename: a.filename,
-            content: a.content,
-            contentType: a.content_type,
-            ...(a.content_id !== null ? { cid: a.content_id, contentDisposition: 'inline' as const } : {}),
-          })),
-        }
-      : {}),
-    messageId: messageIdHeader,
-    date,
-  });
-  return { messageId: message.id, workspaceId: message.workspace_id, envelopes, messageIdHeader, fromAddress: message.from_address, raw: info.message as Buffer };
+  const compose = async (html: string | null): Promise<Buffer> => {
+    const info = await composer.sendMail({
+      // The envelope does not go into the message; Nodemailer wants one all the same.
+      envelope: { from: envelopes[0]?.from ?? '', to: envelopes.map((e) => e.to) },
+      from: formatMailbox({ name: message.from_name, address: message.from_address }),
+      to: recipients.map(formatMailbox),
+      ...(cc.length > 0 ? { cc: cc.map(formatMailbox) } : {}),
+      ...(replyTo.length > 0 ? { replyTo: replyTo.map(formatMailbox) } : {}),
+      subject: message.subject,
+      ...(headers.length > 0 ? { headers } : {}),
+      ...(text !== null ? { text } : {}),
+      ...(html !== null ? { html } : {}),
+      // With a Content-ID an attachment is inline: Nodemailer puts it beside the HTML in multipart/related.
+      ...(attachments.length > 0
+        ? {
+            attachments: attachments.map((a) => ({
+              filename: a.filename,
+              content: a.content,
+              contentType: a.content_type,
+              ...(a.content_id !== null ? { cid: a.content_id, contentDisposition: 'inline' as const } : {}),
+            })),
+          }
+        : {}),
+      messageId: messageIdHeader,
+      date,
+    });
+    return info.message as Buffer;
+  };
+  const built = { messageId: message.id, workspaceId: message.workspace_id, messageIdHeader, fromAddress: message.from_address };
+  if (!tracking || message.html === null || (!tracking.opens && !tracking.clicks)) return { ...built, envelopes, raw: await compose(message.html) };
+  const copies: Envelope[] = [];
+  for (const envelope of envelopes) {
+    if (envelope.recipientIndex === undefined) throw new Error(`The envelope of ${envelope.to} names no place among the recipients to track`);
+    copies.push({ ...envelope, raw: await compose(trackedHtmlFor(message, envelope.recipientIndex, tracking)) });
+  }
+  return { ...built, envelopes: copies, raw: copies[0]?.raw ?? (await compose(message.html)) };
 }

@@ -6,6 +6,15 @@ import type { Repositories, Store } from '../db/store.js';
 import { moveSendEntry, recordComplaint, type StatusMove } from '../sending/index.js';
 import type { JobResult, RecipientResult } from './delivery-attempt.js';
 import { retryDelayMs, type RetryPolicy } from './retry-policy.js';
+import { hourOf, type EngagementDelta } from '../tracking/index.js';
+
+/** A tracked message's recipients handed over now: what its opens and clicks are rates of (GET /v1/send/stats/engagement). */
+function trackedHandOvers({ job, results, tracked }: JobResult, now: string): EngagementDelta[] {
+  if (!tracked) return [];
+  const handedOver = results.filter((r) => r.outcome === 'accepted' || r.outcome === 'delivered').length;
+  if (handedOver === 0) return [];
+  return [{ workspace_id: job.workspace_id, hour: hourOf(now), tracked_opens: tracked.opens ? handedOver : 0, tracked_clicks: tracked.clicks ? handedOver : 0 }];
+}
 
 /** How long an outcome waits for others to share its transaction… */
 export const RECORD_LINGER_MS = 20;
@@ -95,6 +104,7 @@ export function createOutcomeRecorder(store: Store, options: RecorderOptions) {
     const events: MessageEvent[] = [];
     for (const result of results) await write(repos, result, now, events);
     await publishEvents(repos, events);
+    await repos.engagement.add(results.flatMap((result) => trackedHandOvers(result, now)));
   }
 
   interface Pending {

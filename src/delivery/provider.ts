@@ -1,4 +1,7 @@
-import type { BuiltMessage } from './message-builder.js';
+import type { BuiltMessage, Envelope } from './message-builder.js';
+
+/** The MIME one envelope carries: its own copy when the message is tracked, else the message's one. */
+export const rawFor = (message: BuiltMessage, envelope: Envelope): Buffer => envelope.raw ?? message.raw;
 
 /**
  * What became of one recipient at the provider:

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { SesSettings } from '../lib/config-settings.js';
 import type { Store } from '../db/store.js';
 import type { BuiltMessage, Envelope } from './message-builder.js';
-import type { Provider, RecipientOutcome } from './provider.js';
+import { rawFor, type Provider, type RecipientOutcome } from './provider.js';
 import { refusesCredentials, sesOutcome } from './ses-outcome.js';
 import { createSendRate, type SlotClaimer } from './send-rate.js';
 
@@ -108,7 +108,8 @@ export function createSesProvider(options: SesProviderOptions): Provider {
     refusalWritten = false;
   }
 
-  async function sendOne(message: BuiltMessage, { to }: Envelope): Promise<RecipientOutcome> {
+  async function sendOne(message: BuiltMessage, envelope: Envelope): Promise<RecipientOutcome> {
+    const { to } = envelope;
     const started = performance.now();
     let host = settings.endpoint ? new URL(settings.endpoint).host : 'email.amazonaws.com';
     let outcome: RecipientOutcome;
@@ -125,7 +126,7 @@ export function createSesProvider(options: SesProviderOptions): Provider {
         new sdk.sdk.SendEmailCommand({
           FromEmailAddress: message.fromAddress,
           Destination: { ToAddresses: [to] },
-          Content: { Raw: { Data: message.raw } },
+          Content: { Raw: { Data: rawFor(message, envelope) } },
           ...(settings.configurationSet ? { ConfigurationSetName: settings.configurationSet } : {}),
         }),
       );

@@ -3,7 +3,7 @@ import type { StartTlsPolicy } from '../db/schema.js';
 import nodemailer from 'nodemailer';
 import { hasNonAsciiLocalPart, withAsciiDomain } from '../lib/email-address.js';
 import type { BuiltMessage, Envelope } from './message-builder.js';
-import type { Provider, RecipientOutcome } from './provider.js';
+import { rawFor, type Provider, type RecipientOutcome } from './provider.js';
 import { smtpOutcomes, type SmtpError, type SmtpResult } from './smtp-outcome.js';
 import { sendWithSmtpUtf8, type RelaySettings, type Utf8Envelope } from './smtputf8-transaction.js';
 
@@ -79,23 +79,25 @@ export function createSmtpProvider(
   });
 
   /** One recipient, in a transaction of its own: its envelope sender is signed for it alone. */
-  async function sendOne(message: BuiltMessage, { from, to }: Envelope): Promise<SmtpResult> {
+  async function sendOne(message: BuiltMessage, target: Envelope): Promise<SmtpResult> {
+    const { from, to } = target;
+    const raw = rawFor(message, target);
     const envelope: Utf8Envelope = {
       from: withAsciiDomain(from),
       to: withAsciiDomain(to),
       // SIZE (RFC 1870): a relay that announces a smaller limit is not sent the message in vain.
-      size: message.raw.length,
+      size: raw.length,
       dsn: { id: message.messageId, return: 'headers', notify: ['success', 'failure', 'delay'] },
     };
     if (hasNonAsciiLocalPart(envelope.from) || hasNonAsciiLocalPart(envelope.to)) {
-      const result = await sendWithSmtpUtf8(relay, envelope, message.raw);
+      const result = await sendWithSmtpUtf8(relay, envelope, raw);
       if ('notAnnounced' in result) return { recipient: to, outcome: smtpUtf8Missing(to, result.notAnnounced) };
       return { recipient: to, ...result };
     }
     try {
       const info = await transport.sendMail({
         envelope: { from: envelope.from, to: [envelope.to], size: envelope.size } as { from: string; to: string[] },
-        raw: message.raw,
+        raw,
         dsn: envelope.dsn,
       });
       const refused = (info as { rejectedErrors?: SmtpError[] }).rejectedErrors?.[0];

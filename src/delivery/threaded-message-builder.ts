@@ -3,24 +3,29 @@ import type { MessageAttachmentsTable, MessagesTable } from '../db/schema.js';
 import { ownedBytes } from '../sending/index.js';
 import { startModuleThread } from '../lib/module-worker.js';
 import type { BuildReply, BuildRequest } from './message-builder-thread.js';
+import type { MessageTracking } from '../tracking/index.js';
 import type { BuiltMessage, Envelope, SigningDomain } from './message-builder.js';
 
-/** Builds one message: composes, signs, addresses it (message-builder.ts). */
+/** Builds one message: composes, signs, addresses it (message-builder.ts); with `tracking`, a copy per envelope. */
 export type MessageBuilder = (
   message: MessagesTable,
   domain: SigningDomain,
   envelopes: Envelope[],
   attachments?: MessageAttachmentsTable[],
+  tracking?: MessageTracking,
 ) => Promise<BuiltMessage>;
 
 /**
  * The builder on the calling thread. Loaded at its first build: Nodemailer and html-to-text
  * otherwise sit in the memory of every process whose messages a builder thread makes.
  */
-export const buildInThread: MessageBuilder = async (message, domain, envelopes, attachments = []) => {
+export const buildInThread: MessageBuilder = async (message, domain, envelopes, attachments = [], tracking) => {
   const { buildMessage } = await import('./message-builder.js');
-  return buildMessage(message, domain, envelopes, attachments);
+  return buildMessage(message, domain, envelopes, attachments, new Date(), tracking);
 };
+
+/** Structured clone turns a Buffer into a plain Uint8Array: a Buffer again, without copying. */
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** The builder thread died with the message: nothing is wrong with the message, so the attempt may be made again. */
 export class BuilderUnavailableError extends Error {
@@ -66,9 +71,9 @@ export function createThreadedMessageBuilder(): MessageBuilder & { close(): Prom
       pending.delete(reply.id);
       if (pending.size === 0) started.unref();
       if (reply.error !== undefined) return waiter.reject(new Error(reply.error));
-      // Structured clone turns the Buffer into a plain Uint8Array: make it a Buffer again, without copying.
-      const raw = Buffer.from(reply.built.raw.buffer, reply.built.raw.byteOffset, reply.built.raw.byteLength);
-      waiter.resolve({ ...reply.built, raw });
+      const raw = asBuffer(reply.built.raw);
+      const envelopes = reply.built.envelopes.map((e) => (e.raw ? { ...e, raw: asBuffer(e.raw) } : e));
+      waiter.resolve({ ...reply.built, envelopes, raw });
     });
     started.on('error', (error) => lost(`The message builder thread failed: ${error.message}`));
     started.on('exit', (code) => lost(`The message builder thread exited (code ${code})`));
@@ -76,7 +81,7 @@ export function createThreadedMessageBuilder(): MessageBuilder & { close(): Prom
     return started;
   }
 
-  const build: MessageBuilder = (message, domain, envelopes, attachments = []) =>
+  const build: MessageBuilder = (message, domain, envelopes, attachments = [], tracking) =>
     new Promise<BuiltMessage>((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve, reject });
@@ -84,7 +89,7 @@ export function createThreadedMessageBuilder(): MessageBuilder & { close(): Prom
       target.ref();
       // The attachment bytes move to the thread rather than being copied: the caller drops them after the build.
       const moved = attachments.map((a) => ({ ...a, content: ownedBytes(a.content) }));
-      const request: BuildRequest = { id, message, domain, envelopes, attachments: moved, date: new Date().toISOString() };
+      const request: BuildRequest = { id, message, domain, envelopes, attachments: moved, date: new Date().toISOString(), ...(tracking ? { tracking } : {}) };
       target.postMessage(request, moved.map((a) => a.content.buffer as ArrayBuffer));
     });
 

@@ -37,6 +37,22 @@ export interface MessageEvent {
   feedback_type?: string;
   /** `delivery_delayed`: what the upstream said of the delay (SES's delayType and diagnostic). */
   detail?: string;
+  /** `opened` and `clicked` (src/tracking/): who asked, and whether a machine did. */
+  engagement?: EngagementDetail;
+}
+
+/** An open's or click's request, as tracking records it (docs/tracking.md#what-is-recorded). */
+export interface EngagementDetail {
+  /** `clicked`: the link's original URL. */
+  url?: string;
+  user_agent: string | null;
+  /** The client's address truncated to its /24 (IPv4) or /48 (IPv6) network. */
+  ip: string | null;
+  machine: boolean;
+  /** `opened`: fetched by a mailbox provider's image proxy for its reader (Gmail's). */
+  proxy?: boolean;
+  /** The rule that called it a machine's or a proxy's, or null. */
+  machine_rule: string | null;
 }
 
 /**
@@ -45,8 +61,8 @@ export interface MessageEvent {
  * gets. The general fields are on every kind; the bounce, complaint,
  * suppression and failure fields on theirs.
  */
-export function eventPayload(event: MessageEvent): Record<string, string | Record<string, string>> {
-  const payload: Record<string, string | Record<string, string>> = {
+export function eventPayload(event: MessageEvent): Record<string, string | boolean | null | Record<string, string>> {
+  const payload: Record<string, string | boolean | null | Record<string, string>> = {
     id: event.id,
     event: event.type,
     message_id: event.message_id,
@@ -66,6 +82,7 @@ export function eventPayload(event: MessageEvent): Record<string, string | Recor
   if (event.reason !== undefined) payload.reason = event.reason;
   if (event.error !== undefined) payload.error = event.error;
   if (event.detail !== undefined) payload.detail = event.detail;
+  if (event.engagement) Object.assign(payload, event.engagement);
   return payload;
 }
 

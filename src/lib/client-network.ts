@@ -1,4 +1,4 @@
-import { isIPv6 } from 'node:net';
+import { isIPv4, isIPv6 } from 'node:net';
 import { ipv6Bytes } from './ipv6-bytes.js';
 
 /**
@@ -16,4 +16,22 @@ export function clientNetworkOf(address: string): string {
   if (bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff) return bytes.subarray(12).join('.');
   const prefix = Array.from({ length: 4 }, (_, i) => ((bytes[2 * i]! << 8) | bytes[2 * i + 1]!).toString(16));
   return `${prefix.join(':')}::/64`;
+}
+
+/**
+ * A client address as tracking records it (docs/tracking.md#what-is-recorded): its network, not the
+ * host: an IPv4 address's /24 (`203.0.113.0`), an IPv6 address's /48 (`2001:db8:85a3::`); an
+ * IPv4-mapped IPv6 address counts as IPv4. Enough to tell a mailbox provider's proxy from an office.
+ */
+export function recordedNetworkOf(address: string | undefined): string | null {
+  if (!address) return null;
+  if (isIPv4(address)) return `${address.split('.').slice(0, 3).join('.')}.0`;
+  if (!isIPv6(address)) return null;
+  const bytes = ipv6Bytes(address);
+  if (bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff) return `${bytes.subarray(12, 15).join('.')}.0`;
+  const network = Buffer.alloc(16);
+  network.set(bytes.subarray(0, 6));
+  const groups = Array.from({ length: 8 }, (_, i) => network.readUInt16BE(2 * i).toString(16));
+  // Written canonically (RFC 5952) by the URL parser: `2001:db8::`, not `2001:db8:0:0:0:0:0:0`.
+  return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);
 }

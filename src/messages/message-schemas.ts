@@ -8,7 +8,20 @@ const RecipientEvent = Type.Object(
     type: Type.String(),
     status: Type.String(),
     at: Timestamp,
-    detail: Nullable(Type.String({ description: "The bounce's diagnostic, the failure's error, the suppression's reason, the complaint's feedback type or the delay's cause (`delivery_delayed`, SES's DeliveryDelay)." })),
+    detail: Nullable(Type.String({ description: "The bounce's diagnostic, the failure's error, the suppression's reason, the complaint's feedback type or the delay's cause (`delivery_delayed`, SES's DeliveryDelay); a click's URL." })),
+    engagement: Type.Optional(
+      Type.Object(
+        {
+          url: Type.Optional(Type.String({ description: "`clicked`: the link's original URL." })),
+          user_agent: Nullable(Type.String()),
+          ip: Nullable(Type.String({ description: "The client's network: its address truncated to /24 (IPv4) or /48 (IPv6)." })),
+          machine: Type.Boolean({ description: 'Made by a machine (a mailbox proxy prefetching, a link scanner), not a person (docs/tracking.md#what-counts-as-a-machine).' }),
+          proxy: Type.Optional(Type.Boolean({ description: "`opened`: fetched by a mailbox provider's image proxy as its reader opened the mail (Gmail's)." })),
+          machine_rule: Nullable(Type.String({ description: 'The rule that decided `machine` or `proxy`, or null.' })),
+        },
+        { additionalProperties: false, description: '`opened` and `clicked` only (their status is `delivered`: they move no status).' },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

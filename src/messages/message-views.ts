@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { DeliveryAttemptsTable, MessageEventsTable, WebhookDeliveriesTable } from '../db/schema.js';
 import type { AttachmentMeta } from '../sending/index.js';
+import type { EngagementDetail } from '../events/index.js';
 
 /** One thing that happened to a recipient: an event of the event path, as the detail shows it. */
 export interface RecipientEventView {
@@ -8,8 +9,10 @@ export interface RecipientEventView {
   /** The status the event set: the recipient's (`delivered`, `bounced`, …), or the complaint entry's (`complained`). */
   status: string;
   at: string;
-  /** The bounce's diagnostic, the failure's error, the suppression's reason, the complaint's feedback type or the delay's cause; null for a delivery. */
+  /** The bounce's diagnostic, the failure's error, the suppression's reason, the complaint's feedback type or the delay's cause; the click's URL; null for a delivery. */
   detail: string | null;
+  /** `opened` and `clicked`: who asked, and whether a machine did (docs/tracking.md#what-is-recorded). */
+  engagement?: EngagementDetail;
 }
 
 export interface AttemptView {
@@ -41,9 +44,15 @@ export interface WebhookDeliveryView {
   next_attempt_at: string | null;
 }
 
-/** What each event kind carries as its one-line detail. */
+/** What each event kind carries as its one-line detail; an open or click also who asked (docs/tracking.md). */
 export function eventView(row: MessageEventsTable): RecipientEventView {
-  const payload = JSON.parse(row.payload) as Record<string, string | undefined>;
+  const payload = JSON.parse(row.payload) as Record<string, string | undefined> & Partial<EngagementDetail>;
+  if (row.type === 'opened' || row.type === 'clicked') {
+    const { url, user_agent = null, ip = null, machine = false, proxy, machine_rule = null } = payload;
+    const engagement = { ...(url !== undefined ? { url } : {}), user_agent, ip, machine, ...(proxy !== undefined ? { proxy } : {}), machine_rule };
+    // An open or a click moves no status (the recipient's stays what delivery made it); it shows the mail got there.
+    return { type: row.type, status: 'delivered', at: row.created_at, detail: url ?? null, engagement };
+  }
   const detail = payload.diagnostic_code ?? payload.error ?? payload.reason ?? payload.feedback_type ?? payload.detail ?? null;
   // A delay sets no status: the recipient is still `sent`.
   return { type: row.type, status: row.type === 'delivery_delayed' ? 'sent' : row.type, at: row.created_at, detail };

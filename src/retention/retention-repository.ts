@@ -101,6 +101,9 @@ export function createRetentionRepository(db: Db) {
         message_attachments: count(await db.updateTable('message_attachments').set({ content: Buffer.alloc(0) }).where('message_id', 'in', ids).executeTakeFirst()),
         message_mime: count(await db.deleteFrom('message_mime').where('message_id', 'in', ids).executeTakeFirst()),
         sandbox_messages: count(await db.deleteFrom('sandbox_messages').where('message_id', 'in', ids).executeTakeFirst()),
+        // Opens and clicks are content too (docs/tracking.md#what-is-recorded): who read, from where, what they followed.
+        engagement_events: count(await db.deleteFrom('message_events').where('message_id', 'in', ids).where('type', 'in', ['opened', 'clicked']).executeTakeFirst()),
+        engagement_firsts: count(await db.deleteFrom('engagement_firsts').where('message_id', 'in', ids).executeTakeFirst()),
         messages_content: count(
           await db.updateTable('messages').set({ html: null, text: null, content_expired_at: now }).where('id', 'in', ids).where('content_expired_at', 'is', null).executeTakeFirst(),
         ),
@@ -138,6 +141,7 @@ export function createRetentionRepository(db: Db) {
         message_events: count(await db.deleteFrom('message_events').where('message_id', 'in', ids).executeTakeFirst()),
         delivery_attempts: count(await db.deleteFrom('delivery_attempts').where('message_id', 'in', ids).executeTakeFirst()),
         sandbox_messages: count(await db.deleteFrom('sandbox_messages').where('message_id', 'in', ids).executeTakeFirst()),
+        engagement_firsts: count(await db.deleteFrom('engagement_firsts').where('message_id', 'in', ids).executeTakeFirst()),
         messages: count(await db.deleteFrom('messages').where('id', 'in', ids).executeTakeFirst()),
       };
     },

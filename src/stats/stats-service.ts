@@ -44,6 +44,25 @@ export function bucketStarts(since: string, count: number, interval: Interval): 
   return starts;
 }
 
+/**
+ * The buckets a series query asks for: per hour or per day (UTC), the ends widened to whole buckets,
+ * `since` down to the start of its bucket, `until` up to the end of its own; a day of hours or 30 days
+ * back from `until` (now) without `since`. Refused past MAX_BUCKETS.
+ */
+export function seriesRange(query: SeriesQuery, now: Date): { interval: Interval; starts: string[] } {
+  const interval = query.interval ?? 'day';
+  const step = INTERVAL_MS[interval];
+  const range = parseRange(query);
+  const until = ceilTo(range.until ?? now.toISOString(), step);
+  const since = floorTo(range.since ?? addMs(until, -DEFAULT_SPAN_MS[interval]), step);
+  if (since >= until) throw new ValidationError('until must be later than since');
+  const buckets = (Date.parse(until) - Date.parse(since)) / step;
+  if (buckets > MAX_BUCKETS) {
+    throw new ValidationError(`The range holds ${buckets} ${interval === 'hour' ? 'hours' : 'days'}; a time series has at most ${MAX_BUCKETS} buckets`);
+  }
+  return { interval, starts: bucketStarts(since, buckets, interval) };
+}
+
 export function createStatsService(store: Store, now: () => Date = () => new Date()) {
   return {
     /** SPEC.md's statistics for the workspace; with `since`/`until`, for the entries created in that range. */
@@ -59,17 +78,8 @@ export function createStatsService(store: Store, now: () => Date = () => new Dat
      * start of its bucket, `until` up to the end of its own.
      */
     async timeseries(workspaceId: string, query: SeriesQuery): Promise<StatsSeriesJson> {
-      const interval = query.interval ?? 'day';
-      const step = INTERVAL_MS[interval];
-      const range = parseRange(query);
-      const until = ceilTo(range.until ?? now().toISOString(), step);
-      const since = floorTo(range.since ?? addMs(until, -DEFAULT_SPAN_MS[interval]), step);
-      if (since >= until) throw new ValidationError('until must be later than since');
-      const buckets = (Date.parse(until) - Date.parse(since)) / step;
-      if (buckets > MAX_BUCKETS) {
-        throw new ValidationError(`The range holds ${buckets} ${interval === 'hour' ? 'hours' : 'days'}; a time series has at most ${MAX_BUCKETS} buckets`);
-      }
-      return store.counters.seriesJson(workspaceId, bucketStarts(since, buckets, interval), interval);
+      const { interval, starts } = seriesRange(query, now());
+      return store.counters.seriesJson(workspaceId, starts, interval);
     },
   };
 }

@@ -12,3 +12,11 @@ export {
   type OpenRule,
   type OpenVerdict,
 } from './machine-rules.js';
+export { trackedHtmlFor, trackedLinksOf, trackingBaseUrl, type MessageTracking, type TrackableMessage, type TrackingHost } from './message-tracking.js';
+export { deriveTrackingKey, readTrackingToken, trackingToken, type TrackedTarget } from './tracking-token.js';
+export { createEngagementRepository, ENGAGEMENT_COUNTS, hourOf, type EngagementDelta } from './engagement-repository.js';
+export { createEngagementRecorder, type EngagementHit, type EngagementRecorder } from './engagement-recorder.js';
+export { default as trackingRoutes } from './tracking-routes.js';
+export { createTrackingService, type TrackingService } from './tracking-service.js';
+export { default as engagementRoutes } from './engagement-routes.js';
+export { createEngagementStats, type Engagement, type EngagementBucket } from './engagement-stats.js';

@@ -12,10 +12,11 @@ import { testDelivery } from './webhook-test-event.js';
 /** The events an endpoint may subscribe to (SPEC.md §6.1), in the order the API lists them. */
 export const WEBHOOK_EVENT_TYPES = ['delivered', 'bounced', 'complained', 'suppressed', 'failed'] as const satisfies readonly MessageEventType[];
 /**
- * Events beside SPEC.md's, about Mailroom's own state rather than a message (docs/upstreams.md#seen-and-told):
- * posted only to endpoints that name them; leaving `events` out subscribes to SPEC.md's alone.
+ * Events beside SPEC.md's, posted only to endpoints that name them (leaving `events` out subscribes to SPEC.md's
+ * alone): a tracked message's opens and clicks (docs/tracking.md), and Mailroom's own upstreams going down and
+ * coming back (docs/upstreams.md#seen-and-told).
  */
-export const OPT_IN_EVENT_TYPES = ['upstream.down', 'upstream.up'] as const;
+export const OPT_IN_EVENT_TYPES = ['opened', 'clicked', 'upstream.down', 'upstream.up'] as const;
 /** Every type an endpoint may name, in the order the API lists them. */
 export const SUBSCRIBABLE_EVENT_TYPES = [...WEBHOOK_EVENT_TYPES, ...OPT_IN_EVENT_TYPES] as const;
 export type WebhookEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];

@@ -85,7 +85,7 @@ export interface ServeProcess {
 export async function startServe(env: Record<string, string>, options: { bin?: string } = {}): Promise<ServeProcess> {
   // No inbound receiver or submission server unless the test asks for one on a port of its own (their defaults, 2525 and 587, are shared).
   // The runner's own LOG_LEVEL, if any, does not reach it: only the caller's.
-  const child = spawn(process.execPath, [options.bin ?? BIN, 'serve'], { env: { ...process.env, INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0', ...env, PORT: '0', LOG_LEVEL: env.LOG_LEVEL ?? 'info' } });
+  const child = spawn(process.execPath, [options.bin ?? BIN, 'serve'], { env: { ...process.env, INBOUND_SMTP_PORT: '0', SUBMISSION_PORT: '0', PORT: '0', ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'info' } });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const { started, output } = readStartLine(child, exited, /listening at http:\/\/127\.0\.0\.1:(\d+)/, 'mailroom serve');
   const port = Number((await started)[1]);

@@ -7,8 +7,10 @@ export const EVENT_TYPES = [
   { type: 'failed', meaning: 'failed before reaching the mail provider' },
 ] as const;
 
-/** Events about Mailroom's own upstreams (the server's OPT_IN_EVENT_TYPES): sent only to endpoints that tick them. */
+/** Events beside SPEC.md's (the server's OPT_IN_EVENT_TYPES): sent only to endpoints that tick them. */
 export const OPT_IN_EVENT_TYPES = [
+  { type: 'opened', meaning: 'a tracked message was opened (machines flagged)' },
+  { type: 'clicked', meaning: 'a tracked link was clicked (machines flagged)' },
   { type: 'upstream.down', meaning: 'an upstream failed five times in a minute: mail fails over to the next one' },
   { type: 'upstream.up', meaning: 'a down upstream took mail again' },
 ] as const;
