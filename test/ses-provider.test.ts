@@ -7,6 +7,7 @@
  * say, and what /readyz says of refused credentials.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createDeliveryWorker, type DeliveryWorker } from '../src/delivery/delivery-worker.js';
 import { createProvider } from '../src/delivery/providers.js';
@@ -102,6 +103,28 @@ describe('the ses provider against the SES v2 emulator', () => {
       assert.ok(sends.every((s) => /^0100[0-9a-f]{12}-[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}-000000$/.test(s.messageId)));
       assert.deepEqual(detail.recipients.map((r: { status: string }) => r.status), ['sent', 'sent', 'sent'], 'sent until SES says more');
       assert.ok(emulator.accountReads >= 1, 'the rate was read with GetAccount');
+    } finally {
+      await stopWorker();
+    }
+  });
+
+  it("hands each recipient of a tracked message its own copy, signed after the rewrite", async () => {
+    // A worker that signs tracked addresses (beforeEach's does not: it tracks nothing).
+    await stopWorker();
+    const quiet = { info() {}, warn() {}, error() {} };
+    provider = createProvider(t.config, t.store, quiet as never);
+    worker = createDeliveryWorker({ store: t.store, router: provider, config: t.config, returnPaths: t.returnPaths, trackingKey: randomBytes(32), logger: quiet });
+    worker.start();
+    try {
+      const before = emulator.sends.length;
+      const id = await send(['ada@example.com', 'bob@example.org'], { html: '<p><a href="https://acme.example/a">A</a></p>', track_opens: true, track_clicks: true });
+      await settled(id);
+      const sends = emulator.sends.slice(before);
+      const pixelOf = (raw: Buffer) => /\/t\/o\/([^"=\s]+)/.exec(raw.toString('utf8').replace(/=\r\n/g, ''))?.[1];
+      assert.equal(sends.length, 2);
+      assert.ok(sends.every((s) => pixelOf(s.raw)), 'each copy has a pixel');
+      assert.notEqual(pixelOf(sends[0]!.raw), pixelOf(sends[1]!.raw), "each recipient's own");
+      for (const s of sends) assert.deepEqual((await verifyDkim(s.raw, dns)).map((r) => r.status.result), ['pass']);
     } finally {
       await stopWorker();
     }
