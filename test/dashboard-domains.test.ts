@@ -62,6 +62,25 @@ describe('domains in the dashboard API', () => {
     assert.deepEqual([res.statusCode, res.json().error], [404, 'Workspace not found']);
   });
 
+  it('lets developers set tracking, lists it with each domain, and lets a viewer read it but not change it', async () => {
+    const dev = await member('developer');
+    const domain = (await dashboardRequest(t, 'POST', path(), { ...dev, body: { domain: 'tracked.acme.example' } })).json().data;
+    const body = { open_tracking: true, click_tracking: true, tracking_domain: 'links.tracked.acme.example' };
+    const set = await dashboardRequest(t, 'PATCH', path(`/${domain.id}`), { ...dev, body });
+    assert.equal(set.statusCode, 200, set.body);
+    assert.deepEqual(set.json().data.records.at(-1), { type: 'CNAME', name: 'links.tracked.acme.example', value: t.config.mailHostname, purpose: 'tracking' });
+
+    const viewer = await member('viewer');
+    const listed = ((await dashboardRequest(t, 'GET', path(), viewer)).json().data as { id: string }[]).find((d) => d.id === domain.id);
+    assert.deepEqual(listed, { ...listed, ...body, tracking_domain_status: 'pending' });
+    for (const change of [{ open_tracking: false }, { click_tracking: false }, { tracking_domain: null }]) {
+      const refused = await dashboardRequest(t, 'PATCH', path(`/${domain.id}`), { ...viewer, body: change });
+      assert.deepEqual([refused.statusCode, refused.json().error], [403, 'A viewer of this workspace cannot do this'], JSON.stringify(change));
+    }
+    const after = (await dashboardRequest(t, 'GET', path(`/${domain.id}`), viewer)).json().data;
+    assert.deepEqual([after.open_tracking, after.click_tracking, after.tracking_domain], [true, true, 'links.tracked.acme.example'], 'unchanged');
+  });
+
   it('says when MAILROOM_HOSTNAME, which every MX and SPF record names, is not a name public DNS can use', async () => {
     const warning = (name: string) =>
       `MAILROOM_HOSTNAME is "${name}", not a fully qualified domain name: the DNS records Mailroom suggests (return-path MX, SPF) will be wrong; set MAILROOM_HOSTNAME to this machine's public name, e.g. mail.example.com`;

@@ -142,7 +142,7 @@ describe('controls each role can use, in Chromium', () => {
     await signInOnPage(vic, server.base, VIC, PASSWORD);
     const pages = [
       { path: '/api-keys', ready: 'Production deploys (eu-west-1)', who: 'admins and developers create and delete API keys' },
-      { path: '/domains', ready: 'transactional.eu-west.analytical-engines.example', who: 'admins and developers add, verify, route and delete domains' },
+      { path: '/domains', ready: 'transactional.eu-west.analytical-engines.example', who: 'admins and developers add, verify, route and delete domains and set their tracking' },
       { path: '/upstreams', ready: 'Backup relay (eu-central-1)', who: 'admins and developers add, test, change and delete upstreams' },
       { path: '/webhooks', ready: 'http://127.0.0.1:9/hooks/analytical-engines/mailroom-events', who: 'admins and developers add endpoints, send test events, retry deliveries, rotate secrets and delete endpoints' },
       { path: '/suppressions', ready: 'unsubscribed.customer.with.a.long.address@mail.example', who: 'admins and developers add and remove addresses' },

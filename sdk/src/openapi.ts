@@ -208,7 +208,7 @@ export interface paths {
         delete: operations["deleteDomain"];
         options?: never;
         head?: never;
-        /** Set the domain's route through the workspace's upstreams */
+        /** Set the domain's route through the workspace's upstreams, its tracking switches and tracking domain */
         patch: operations["updateDomain"];
         trace?: never;
     };
@@ -664,6 +664,8 @@ export interface operations {
                         } | null;
                         version?: number | null;
                     } | null;
+                    track_opens?: boolean | null;
+                    track_clicks?: boolean | null;
                 };
             };
         };
@@ -983,6 +985,8 @@ export interface operations {
                         } | null;
                         version?: number | null;
                     } | null;
+                    track_opens?: boolean | null;
+                    track_clicks?: boolean | null;
                 }[];
             };
         };
@@ -2900,13 +2904,16 @@ export interface operations {
                             error: string | null;
                             records: {
                                 /** @enum {string} */
-                                type: "TXT" | "MX";
+                                type: "TXT" | "MX" | "CNAME";
                                 name: string;
                                 value: string;
                                 /** @description MX only. */
                                 priority?: number;
-                                /** @enum {string} */
-                                purpose: "dkim" | "spf" | "return_path_mx" | "return_path_spf" | "dmarc";
+                                /**
+                                 * @description `tracking`: the CNAME of `tracking_domain`, last, while the domain names one.
+                                 * @enum {string}
+                                 */
+                                purpose: "dkim" | "spf" | "return_path_mx" | "return_path_spf" | "dmarc" | "tracking";
                                 check?: {
                                     found: boolean;
                                     matches: boolean;
@@ -2916,6 +2923,12 @@ export interface operations {
                             }[];
                             /** @description The workspace's upstreams a send from the domain goes through, in order (docs/upstreams.md); empty: the server's. */
                             upstream_ids: string[];
+                            /** @description Whether its messages' opens are tracked, unless a send says otherwise (docs/domains.md#tracking). */
+                            open_tracking: boolean;
+                            /** @description Whether its messages' links are tracked, unless a send says otherwise. */
+                            click_tracking: boolean;
+                            tracking_domain: string | null;
+                            tracking_domain_status: ("pending" | "verified" | "failed") | null;
                         };
                     };
                 };
@@ -3185,13 +3198,16 @@ export interface operations {
                             error: string | null;
                             records: {
                                 /** @enum {string} */
-                                type: "TXT" | "MX";
+                                type: "TXT" | "MX" | "CNAME";
                                 name: string;
                                 value: string;
                                 /** @description MX only. */
                                 priority?: number;
-                                /** @enum {string} */
-                                purpose: "dkim" | "spf" | "return_path_mx" | "return_path_spf" | "dmarc";
+                                /**
+                                 * @description `tracking`: the CNAME of `tracking_domain`, last, while the domain names one.
+                                 * @enum {string}
+                                 */
+                                purpose: "dkim" | "spf" | "return_path_mx" | "return_path_spf" | "dmarc" | "tracking";
                                 check?: {
                                     found: boolean;
                                     matches: boolean;
@@ -3201,6 +3217,12 @@ export interface operations {
                             }[];
                             /** @description The workspace's upstreams a send from the domain goes through, in order (docs/upstreams.md); empty: the server's. */
                             upstream_ids: string[];
+                            /** @description Whether its messages' opens are tracked, unless a send says otherwise (docs/domains.md#tracking). */
+                            open_tracking: boolean;
+                            /** @description Whether its messages' links are tracked, unless a send says otherwise. */
+                            click_tracking: boolean;
+                            tracking_domain: string | null;
+                            tracking_domain_status: ("pending" | "verified" | "failed") | null;
                         };
                     };
                 };
@@ -3660,6 +3682,9 @@ export interface operations {
             content: {
                 "application/json": {
                     upstream_ids?: string[];
+                    open_tracking?: boolean;
+                    click_tracking?: boolean;
+                    tracking_domain?: string | null;
                 };
             };
         };
@@ -3692,13 +3717,16 @@ export interface operations {
                             error: string | null;
                             records: {
                                 /** @enum {string} */
-                                type: "TXT" | "MX";
+                                type: "TXT" | "MX" | "CNAME";
                                 name: string;
                                 value: string;
                                 /** @description MX only. */
                                 priority?: number;
-                                /** @enum {string} */
-                                purpose: "dkim" | "spf" | "return_path_mx" | "return_path_spf" | "dmarc";
+                                /**
+                                 * @description `tracking`: the CNAME of `tracking_domain`, last, while the domain names one.
+                                 * @enum {string}
+                                 */
+                                purpose: "dkim" | "spf" | "return_path_mx" | "return_path_spf" | "dmarc" | "tracking";
                                 check?: {
                                     found: boolean;
                                     matches: boolean;
@@ -3708,6 +3736,12 @@ export interface operations {
                             }[];
                             /** @description The workspace's upstreams a send from the domain goes through, in order (docs/upstreams.md); empty: the server's. */
                             upstream_ids: string[];
+                            /** @description Whether its messages' opens are tracked, unless a send says otherwise (docs/domains.md#tracking). */
+                            open_tracking: boolean;
+                            /** @description Whether its messages' links are tracked, unless a send says otherwise. */
+                            click_tracking: boolean;
+                            tracking_domain: string | null;
+                            tracking_domain_status: ("pending" | "verified" | "failed") | null;
                         };
                     };
                 };
@@ -3977,13 +4011,16 @@ export interface operations {
                             error: string | null;
                             records: {
                                 /** @enum {string} */
-                                type: "TXT" | "MX";
+                                type: "TXT" | "MX" | "CNAME";
                                 name: string;
                                 value: string;
                                 /** @description MX only. */
                                 priority?: number;
-                                /** @enum {string} */
-                                purpose: "dkim" | "spf" | "return_path_mx" | "return_path_spf" | "dmarc";
+                                /**
+                                 * @description `tracking`: the CNAME of `tracking_domain`, last, while the domain names one.
+                                 * @enum {string}
+                                 */
+                                purpose: "dkim" | "spf" | "return_path_mx" | "return_path_spf" | "dmarc" | "tracking";
                                 check?: {
                                     found: boolean;
                                     matches: boolean;
@@ -3993,6 +4030,12 @@ export interface operations {
                             }[];
                             /** @description The workspace's upstreams a send from the domain goes through, in order (docs/upstreams.md); empty: the server's. */
                             upstream_ids: string[];
+                            /** @description Whether its messages' opens are tracked, unless a send says otherwise (docs/domains.md#tracking). */
+                            open_tracking: boolean;
+                            /** @description Whether its messages' links are tracked, unless a send says otherwise. */
+                            click_tracking: boolean;
+                            tracking_domain: string | null;
+                            tracking_domain_status: ("pending" | "verified" | "failed") | null;
                         };
                     };
                 };

@@ -6,7 +6,7 @@ const DNS_TRIES = 2;
 /** A verify request waits at most this long for DNS, however many resolvers are configured. */
 export const DNS_LOOKUP_DEADLINE_MS = 3000;
 
-/** What a look-up found: TXT values (each record's strings joined) or MX exchanges. */
+/** What a look-up found: TXT values (each record's strings joined), MX exchanges or CNAME targets. */
 export type DnsLookup =
   | { kind: 'found'; records: string[] }
   | { kind: 'not-found' }
@@ -14,7 +14,7 @@ export type DnsLookup =
 
 const NOT_FOUND_CODES = new Set(['ENOTFOUND', 'ENODATA']);
 
-/** TXT and MX look-ups against the configured resolvers (`DNS_SERVERS`), or the system's. */
+/** TXT, MX and CNAME look-ups against the configured resolvers (`DNS_SERVERS`), or the system's. */
 export function createDnsVerifier(servers: string[]) {
   // A resolver per look-up: cancelling one at its deadline must not cancel the others'.
   function newResolver(): Resolver {
@@ -50,6 +50,8 @@ export function createDnsVerifier(servers: string[]) {
     // A record longer than 255 octets arrives as several strings; they form one value.
     lookupTxt: (name: string) => lookup(name, async (resolver) => (await resolver.resolveTxt(name)).map((chunks) => chunks.join(''))),
     lookupMx: (name: string) => lookup(name, async (resolver) => (await resolver.resolveMx(name)).map((mx) => mx.exchange)),
+    // The name's own CNAME, the first step of a chain: the tracking domain must point at MAILROOM_HOSTNAME itself.
+    lookupCname: (name: string) => lookup(name, (resolver) => resolver.resolveCname(name)),
   };
 }
 

@@ -23,11 +23,11 @@ const RecordCheck = Type.Object(
 );
 const DnsRecord = Type.Object(
   {
-    type: Type.String({ enum: ['TXT', 'MX'] }),
+    type: Type.String({ enum: ['TXT', 'MX', 'CNAME'] }),
     name: Type.String(),
     value: Type.String(),
     priority: Type.Optional(Type.Integer({ description: 'MX only.' })),
-    purpose: Type.String({ enum: ['dkim', 'spf', 'return_path_mx', 'return_path_spf', 'dmarc'] }),
+    purpose: Type.String({ enum: ['dkim', 'spf', 'return_path_mx', 'return_path_spf', 'dmarc', 'tracking'], description: '`tracking`: the CNAME of `tracking_domain`, last, while the domain names one.' }),
     check: Type.Optional(RecordCheck),
   },
   { additionalProperties: false },
@@ -40,11 +40,23 @@ const DomainDetail = Type.Object(
     error: Nullable(Type.String({ description: 'Why the last verification did not succeed.' })),
     records: Type.Array(DnsRecord),
     upstream_ids: Type.Array(Type.String(), { description: "The workspace's upstreams a send from the domain goes through, in order (docs/upstreams.md); empty: the server's." }),
+    open_tracking: Type.Boolean({ description: "Whether its messages' opens are tracked, unless a send says otherwise (docs/domains.md#tracking)." }),
+    click_tracking: Type.Boolean({ description: "Whether its messages' links are tracked, unless a send says otherwise." }),
+    tracking_domain: Nullable(Type.String({ description: "The host its tracked URLs use; null: PUBLIC_URL's." })),
+    tracking_domain_status: Nullable(Type.String({ enum: ['pending', 'verified', 'failed'], description: "The tracking domain's CNAME as verification last saw it, apart from `status`; null without a tracking domain." })),
   },
   { additionalProperties: false },
 );
 /** Also the dashboard's. */
-export const DomainPatch = Type.Object({ upstream_ids: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 20 })) }, { additionalProperties: false });
+export const DomainPatch = Type.Object(
+  {
+    upstream_ids: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 20 })),
+    open_tracking: Type.Optional(Type.Boolean()),
+    click_tracking: Type.Optional(Type.Boolean()),
+    tracking_domain: Type.Optional(Nullable(Type.String({ maxLength: 253, description: 'A host under the domain, such as links.example.com; null removes it.' }))),
+  },
+  { additionalProperties: false },
+);
 const TAGS = ['Domains'];
 
 const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -65,7 +77,7 @@ const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.patch(
     '/v1/domains/:id',
-    { schema: { operationId: 'updateDomain', summary: "Set the domain's route through the workspace's upstreams", tags: TAGS, params: IdParams, body: DomainPatch, response: apiResponses({ 200: DomainDetail }, { errors: [404, ...BODY_ERRORS] }) } },
+    { schema: { operationId: 'updateDomain', summary: "Set the domain's route through the workspace's upstreams, its tracking switches and tracking domain", tags: TAGS, params: IdParams, body: DomainPatch, response: apiResponses({ 200: DomainDetail }, { errors: [404, ...BODY_ERRORS] }) } },
     async (request) => ok(await domains.update(workspaceOf(request), request.params.id, request.body)),
   );
 

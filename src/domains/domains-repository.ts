@@ -4,6 +4,8 @@ import { compileOnce } from '../db/compiled-query.js';
 
 export type DomainRow = DomainsTable;
 export type DomainVerificationUpdate = Pick<DomainRow, 'status' | 'verification_error' | 'verified_at' | 'last_checked_at'>;
+/** What PATCH /v1/domains/{id} changes of tracking: only the columns given. */
+export type DomainTrackingUpdate = Partial<Pick<DomainRow, 'open_tracking' | 'click_tracking' | 'tracking_domain' | 'tracking_domain_status'>>;
 
 // Every send from a domain of the workspace's looks its domain up (sender-domain.ts): built once.
 const findByName = compileOnce((db: Db, workspaceId: string, domain: string) =>
@@ -26,6 +28,14 @@ export function createDomainsRepository(db: Db) {
     },
     async updateVerification(id: string, update: DomainVerificationUpdate): Promise<void> {
       await db.updateTable('domains').set(update).where('id', '=', id).execute();
+    },
+    async updateTracking(workspaceId: string, id: string, update: DomainTrackingUpdate): Promise<void> {
+      if (Object.keys(update).length === 0) return;
+      await db.updateTable('domains').set(update).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+    },
+    /** Only while the domain still names the host that was looked up: a PATCH in between has made it another's status. */
+    async updateTrackingStatus(id: string, trackingDomain: string, status: NonNullable<DomainRow['tracking_domain_status']>): Promise<void> {
+      await db.updateTable('domains').set({ tracking_domain_status: status }).where('id', '=', id).where('tracking_domain', '=', trackingDomain).execute();
     },
     async delete(workspaceId: string, id: string): Promise<boolean> {
       const result = await db.deleteFrom('domains').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();

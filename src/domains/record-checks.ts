@@ -8,7 +8,7 @@ export interface RecordCheck {
   found: boolean;
   /** What is published does what Mailroom's record does (see matchesRecord). */
   matches: boolean;
-  /** The values of this kind found there: DKIM keys, SPF or DMARC policies, MX hosts. */
+  /** The values of this kind found there: DKIM keys, SPF or DMARC policies, MX hosts, a CNAME's target. */
   values: string[];
   /** Set when the look-up failed: the record's state is unknown, not missing. */
   error?: string;
@@ -23,6 +23,7 @@ const OF_KIND: Record<DnsRecord['purpose'], (value: string) => boolean> = {
   return_path_spf: isSpf,
   return_path_mx: () => true,
   dmarc: (value) => /^v=DMARC1\s*(;|$)/i.test(value.trim()),
+  tracking: () => true,
 };
 
 function isSpf(value: string): boolean {
@@ -30,13 +31,9 @@ function isSpf(value: string): boolean {
 }
 
 /** Looks up every record of the domain at once and judges each. */
-export async function checkRecords(records: DnsRecord[], row: Pick<DomainRow, 'dkim_public_key'>, dns: Pick<DnsVerifier, 'lookupTxt' | 'lookupMx'>): Promise<CheckedDnsRecord[]> {
-  return Promise.all(
-    records.map(async (record) => {
-      const lookup = record.type === 'MX' ? await dns.lookupMx(record.name) : await dns.lookupTxt(record.name);
-      return { ...record, check: judge(record, row, lookup) };
-    }),
-  );
+export async function checkRecords(records: DnsRecord[], row: Pick<DomainRow, 'dkim_public_key'>, dns: Pick<DnsVerifier, 'lookupTxt' | 'lookupMx' | 'lookupCname'>): Promise<CheckedDnsRecord[]> {
+  const lookups = { TXT: dns.lookupTxt, MX: dns.lookupMx, CNAME: dns.lookupCname };
+  return Promise.all(records.map(async (record) => ({ ...record, check: judge(record, row, await lookups[record.type](record.name)) })));
 }
 
 function judge(record: DnsRecord, row: Pick<DomainRow, 'dkim_public_key'>, lookup: DnsLookup): RecordCheck {
@@ -50,6 +47,7 @@ function judge(record: DnsRecord, row: Pick<DomainRow, 'dkim_public_key'>, looku
  * - DKIM: a key that is this domain's own (RSA, DKIM1);
  * - SPF: one policy only (two are an error, RFC 7208 §4.5) that has every mechanism of Mailroom's, whatever else it allows;
  * - MX: Mailroom's host among the exchanges;
+ * - tracking CNAME: Mailroom's host as its target (a name has one CNAME at most);
  * - DMARC: one policy only (RFC 7489 §6.6.3), whatever it says: Mailroom's is only a suggestion.
  */
 function matchesRecord(record: DnsRecord, values: string[], row: Pick<DomainRow, 'dkim_public_key'>): boolean {
@@ -63,7 +61,8 @@ function matchesRecord(record: DnsRecord, values: string[], row: Pick<DomainRow,
       return spfTerms(record.value).every((term) => published.has(term));
     }
     case 'return_path_mx':
-      return values.some((exchange) => exchange.replace(/\.$/, '').toLowerCase() === record.value.toLowerCase());
+    case 'tracking':
+      return values.some((host) => host.replace(/\.$/, '').toLowerCase() === record.value.toLowerCase());
     case 'dmarc':
       return values.length === 1;
   }

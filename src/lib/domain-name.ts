@@ -4,8 +4,8 @@ import { ValidationError } from './errors.js';
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const MAX_DOMAIN_LENGTH = 253;
 
-/** Lower-cases, drops a trailing dot, converts IDNs to their ASCII form, and checks hostname syntax. */
-export function normalizeDomainName(input: string): string {
+/** Lower-cases, drops a trailing dot, converts IDNs to their ASCII form, and checks hostname syntax; a refusal names `field`, with `example`. */
+export function normalizeDomainName(input: string, { field, example } = { field: 'domain', example: 'example.com' }): string {
   const candidate = input.trim().toLowerCase().replace(/\.$/, '');
   const ascii = candidate === '' ? '' : domainToASCII(candidate);
   const labels = ascii.split('.');
@@ -15,7 +15,7 @@ export function normalizeDomainName(input: string): string {
     labels.length >= 2 &&
     labels.every((label) => LABEL.test(label)) &&
     !/^\d+$/.test(labels[labels.length - 1]!);
-  if (!valid) throw new ValidationError(`domain must be a valid domain name such as example.com (got ${JSON.stringify(input)})`);
+  if (!valid) throw new ValidationError(`${field} must be a valid domain name such as ${example} (got ${JSON.stringify(input)})`);
   return ascii;
 }
 

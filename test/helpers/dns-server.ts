@@ -9,6 +9,8 @@ export interface TestDnsServer {
   address: string;
   setTxt(name: string, values: string[]): void;
   setMx(name: string, exchanges: Array<{ exchange: string; priority: number }>): void;
+  /** The name's CNAME, answered to CNAME queries (the name then has no other records, as DNS requires). */
+  setCname(name: string, target: string): void;
   /** Removes every record of the name. */
   remove(name: string): void;
   close(): Promise<void>;
@@ -17,18 +19,20 @@ export interface TestDnsServer {
 interface Zone {
   txt: Map<string, string[]>;
   mx: Map<string, Array<{ exchange: string; priority: number }>>;
+  cname: Map<string, string>;
 }
 
-/** A real authoritative DNS server on loopback (UDP and TCP), answering TXT and MX queries from tables the test controls. */
+/** A real authoritative DNS server on loopback (UDP and TCP), answering TXT, MX and CNAME queries from tables the test controls. */
 export async function startDnsServer(): Promise<TestDnsServer> {
-  const zone: Zone = { txt: new Map(), mx: new Map() };
+  const zone: Zone = { txt: new Map(), mx: new Map(), cname: new Map() };
   const handle: dns2.DnsHandler = (request, send) => {
     const response = Packet.createResponseFromRequest(request);
     const [question] = request.questions;
     const name = question?.name.toLowerCase() ?? '';
     const txt = zone.txt.get(name);
     const mx = zone.mx.get(name);
-    if (!txt && !mx) {
+    const cname = zone.cname.get(name);
+    if (!txt && !mx && cname === undefined) {
       response.header.rcode = 3; // NXDOMAIN
     } else if (question?.type === Packet.TYPE.TXT) {
       for (const value of txt ?? []) {
@@ -39,6 +43,8 @@ export async function startDnsServer(): Promise<TestDnsServer> {
       for (const { exchange, priority } of mx ?? []) {
         response.answers.push({ name: question.name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 60, exchange, priority } as never);
       }
+    } else if (question?.type === Packet.TYPE.CNAME && cname !== undefined) {
+      response.answers.push({ name: question.name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 60, domain: cname } as never);
     }
     send(response);
   };
@@ -66,9 +72,11 @@ function serverOn(port: number, udp: ReturnType<typeof dns2.createServer>, tcp: 
     address: `127.0.0.1:${port}`,
     setTxt: (name, values) => void zone.txt.set(name.toLowerCase(), values),
     setMx: (name, exchanges) => void zone.mx.set(name.toLowerCase(), exchanges),
+    setCname: (name, target) => void zone.cname.set(name.toLowerCase(), target),
     remove: (name) => {
       zone.txt.delete(name.toLowerCase());
       zone.mx.delete(name.toLowerCase());
+      zone.cname.delete(name.toLowerCase());
     },
     close: async () => {
       await udp.close();

@@ -1,4 +1,4 @@
-import type { DnsRecord, DomainDetail, DomainSummary } from '../../domains/index.js';
+import type { DnsRecord, DomainChange, DomainDetail, DomainSummary } from '../../domains/index.js';
 import type { Services } from '../../composition/index.js';
 import { listPage, type ListPaging, type ResendList } from './list-page.js';
 
@@ -12,7 +12,15 @@ const RECORD_LABELS: Record<DnsRecord['purpose'], string> = {
   return_path_mx: 'SPF',
   return_path_spf: 'SPF',
   dmarc: 'DMARC',
+  tracking: 'Tracking',
 };
+
+/** Resend's PATCH /domains/{id} as Mailroom takes it: `tracking_subdomain` is a label under the domain ("links"); empty or null removes it. */
+export interface ResendDomainUpdate {
+  open_tracking?: boolean | undefined;
+  click_tracking?: boolean | undefined;
+  tracking_subdomain?: string | null | undefined;
+}
 
 export interface ResendDomain {
   id: string;
@@ -43,7 +51,8 @@ const domainOf = (domain: DomainSummary): ResendDomain => ({
 /**
  * Names stay fully qualified. Mailroom's status is decided by DKIM alone and
  * kept per domain, not per record, so every record carries the domain's
- * status, or `not_started` before the first verification.
+ * status, or `not_started` before the first verification; but the tracking
+ * CNAME, whose status is its own.
  */
 function recordsOf(domain: DomainDetail): ResendDomainRecord[] {
   const status = domain.last_checked_at === null && domain.status === 'pending' ? 'not_started' : domain.status;
@@ -53,9 +62,22 @@ function recordsOf(domain: DomainDetail): ResendDomainRecord[] {
     type: record.type,
     value: record.value,
     ttl: 'Auto',
-    status,
+    status: record.purpose === 'tracking' ? (domain.tracking_domain_status ?? 'pending') : status,
     ...(record.priority === undefined ? {} : { priority: record.priority }),
   }));
+}
+
+/** Resend's tracking fields of a domain: its subdomain is the tracking domain's label(s) under the domain. */
+function trackingOf(domain: DomainDetail) {
+  const subdomain = domain.tracking_domain?.slice(0, -(domain.domain.length + 1));
+  return { open_tracking: domain.open_tracking, click_tracking: domain.click_tracking, ...(subdomain ? { tracking_subdomain: subdomain } : {}) };
+}
+
+/** Resend's update in /v1's terms: the same switches; the subdomain as the host under the domain. */
+function changeOf(domain: DomainDetail, update: ResendDomainUpdate): DomainChange {
+  const change: DomainChange = { open_tracking: update.open_tracking, click_tracking: update.click_tracking };
+  if (update.tracking_subdomain !== undefined) change.tracking_domain = update.tracking_subdomain ? `${update.tracking_subdomain}.${domain.domain}` : null;
+  return change;
 }
 
 /** Resend's domain routes on /v1's domain service. */
@@ -67,11 +89,16 @@ export function createResendDomains(services: Pick<Services, 'domains'>) {
     },
     async create(workspaceId: string, name: string) {
       const domain = await domains.add(workspaceId, name);
-      return { ...domainOf(domain), records: recordsOf(domain) };
+      return { ...domainOf(domain), ...trackingOf(domain), records: recordsOf(domain) };
     },
     async get(workspaceId: string, id: string) {
       const domain = await domains.get(workspaceId, id);
-      return { object: 'domain' as const, ...domainOf(domain), records: recordsOf(domain) };
+      return { object: 'domain' as const, ...domainOf(domain), ...trackingOf(domain), records: recordsOf(domain) };
+    },
+    /** Resend answers an update with the id alone. */
+    async update(workspaceId: string, id: string, update: ResendDomainUpdate) {
+      const domain = await domains.update(workspaceId, id, changeOf(await domains.get(workspaceId, id), update));
+      return { object: 'domain' as const, id: domain.id };
     },
     /** Verification runs at once here (Resend's runs later): the domain's status is current when this answers. */
     async verify(workspaceId: string, id: string) {

@@ -1,6 +1,14 @@
 import { CopyButton } from '../../components/CopyButton';
 
-export interface DomainDetail {
+/** A domain's open and click tracking: its switches, and the host its tracked URLs use with its CNAME's status. */
+export interface DomainTracking {
+  open_tracking: boolean;
+  click_tracking: boolean;
+  tracking_domain: string | null;
+  tracking_domain_status: 'pending' | 'verified' | 'failed' | null;
+}
+
+export interface DomainDetail extends DomainTracking {
   id: string;
   domain: string;
   status: 'pending' | 'verified' | 'failed';
@@ -44,6 +52,7 @@ const PURPOSE: Record<string, string> = {
   return_path_mx: 'Bounces and complaints come back here',
   return_path_spf: 'SPF for the return path',
   dmarc: 'DMARC policy',
+  tracking: 'Tracked links and the open pixel (its own status)',
 };
 
 /** The records a domain needs, each value with a copy button, and its verification. */
@@ -84,7 +93,16 @@ export function DnsRecords({ domain, canChange, onVerify, onClose }: { domain: D
                   <CopyButton value={r.value} label={`Copy`} />
                 </span>
               </td>
-              <td data-label="For">{PURPOSE[r.purpose] ?? r.purpose}</td>
+              <td data-label="For">
+                {PURPOSE[r.purpose] ?? r.purpose}
+                {/* The CNAME's verdict is the tracking domain's, never the domain's status above. */}
+                {r.purpose === 'tracking' && domain.tracking_domain_status && (
+                  <>
+                    {' '}
+                    <span className={`badge badge-${domain.tracking_domain_status}`}>{domain.tracking_domain_status}</span>
+                  </>
+                )}
+              </td>
               {checked && (r.check ? <CheckCell check={r.check} /> : <td data-label="Found" />)}
             </tr>
           ))}

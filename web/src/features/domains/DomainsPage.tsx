@@ -8,13 +8,15 @@ import { Wrappable } from '../../components/Wrappable';
 import { api } from '../../lib/api';
 import type { WorkspacePageProps } from '../../lib/session';
 import { useResource } from '../../lib/use-resource';
-import { DnsRecords, type DomainDetail } from './DnsRecords';
+import { DnsRecords, type DomainDetail, type DomainTracking } from './DnsRecords';
 import { DomainRoute } from './DomainRoute';
 import { RecordHostWarning } from './RecordHostWarning';
 import { RouteEditor } from './RouteEditor';
+import { TrackingCell } from './TrackingSummary';
+import { TrackingSettings } from './TrackingSettings';
 import type { RouteUpstream } from './route';
 
-interface DomainSummary {
+interface DomainSummary extends DomainTracking {
   id: string;
   domain: string;
   status: 'pending' | 'verified' | 'failed';
@@ -34,7 +36,7 @@ function NoDomains({ builtIn }: { builtIn: string[] }) {
   );
 }
 
-/** A workspace's sending domains: add one, publish its records (each with a copy button), verify, route through the workspace's upstreams, delete. */
+/** A workspace's sending domains: add one, publish its records (each with a copy button), verify, set its tracking, route through the workspace's upstreams, delete. */
 export function DomainsPage({ workspaceId, role }: WorkspacePageProps) {
   const canChange = role !== 'viewer';
   const path = `/workspaces/${workspaceId}/domains`;
@@ -72,23 +74,33 @@ export function DomainsPage({ workspaceId, role }: WorkspacePageProps) {
     setRouting(undefined);
   }
 
+  async function saveTracking(id: string, change: Pick<DomainTracking, 'open_tracking' | 'click_tracking' | 'tracking_domain'>) {
+    // The answer lists the records as they now are: the tracking domain's CNAME appears, or goes, above.
+    const saved = await api<DomainDetail>('PATCH', `${path}/${id}`, change);
+    setOpen(saved);
+    await reload();
+    return saved;
+  }
+
   return (
     <>
       <h1>Domains</h1>
-      {!canChange && <RoleNote role={role}>admins and developers add, verify, route and delete domains</RoleNote>}
+      {!canChange && <RoleNote role={role}>admins and developers add, verify, route and delete domains and set their tracking</RoleNote>}
       <RecordHostWarning workspaceId={workspaceId} />
       {canChange && <OneFieldForm title="Add a domain" label="Domain" field="domain" placeholder="mail.example.com" submitLabel="Add domain" onSubmit={add} />}
       {canChange && routed && upstreams && (
         <RouteEditor key={routed.id} domain={routed} upstreams={upstreams} onSave={(ids) => saveRoute(routed.id, ids)} onClose={() => setRouting(undefined)} />
       )}
       {open && <DnsRecords domain={open} canChange={canChange} onVerify={() => verify(open.id)} onClose={() => setOpen(undefined)} />}
+      {/* Keyed by the domain: another one's starts from its own saved values. */}
+      {open && <TrackingSettings key={open.id} domain={open} canChange={canChange} onSave={(change) => saveTracking(open.id, change)} />}
       <section className="card wide" aria-labelledby="domains-title">
         <h2 id="domains-title">Domains of this workspace</h2>
         <FormError message={error} />
         {domains && domains.length === 0 && <NoDomains builtIn={senders ?? []} />}
         {domains && domains.length > 0 && (
-          <table className="table">
-            <TableHead columns={['Domain', 'Status', 'Route', 'Added']} actions />
+          <table className="table domains-table">
+            <TableHead columns={['Domain', 'Status', 'Route', 'Tracking', 'Added']} actions />
             <tbody>
               {domains.map((d) => (
                 <tr key={d.id}>
@@ -100,6 +112,9 @@ export function DomainsPage({ workspaceId, role }: WorkspacePageProps) {
                   </td>
                   <td data-label="Route">
                     <DomainRoute ids={d.upstream_ids} upstreams={upstreams} />
+                  </td>
+                  <td data-label="Tracking">
+                    <TrackingCell domain={d} />
                   </td>
                   <td data-label="Added">{new Date(d.created_at).toLocaleDateString()}</td>
                   <td className="actions">

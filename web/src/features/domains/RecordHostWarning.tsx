@@ -9,7 +9,7 @@ interface RecordHost {
 
 /**
  * Above the domains while MAILROOM_HOSTNAME is no name public DNS can use
- * (`vm`, `box.local`): the records shown would point bounces and SPF at it.
+ * (`vm`, `box.local`): the records shown would point bounces, SPF and tracking domains at it.
  * The same rule and sentence as the warning `mailroom serve` logs at start.
  */
 export function RecordHostWarning({ workspaceId }: { workspaceId: string }) {
@@ -22,7 +22,7 @@ export function RecordHostWarning({ workspaceId }: { workspaceId: string }) {
         <strong>Warning:</strong> {data.warning}.
       </p>
       <p className="muted small">
-        Each domain's return-path MX record and its SPF records name this host, now <code>{data.mail_hostname}</code>. Whoever runs Mailroom sets the variable in its environment
+        Each domain's return-path MX record and its SPF records, and a tracking domain's CNAME, name this host, now <code>{data.mail_hostname}</code>. Whoever runs Mailroom sets the variable in its environment
         and restarts it; the records shown here follow.
       </p>
     </section>
