@@ -124,6 +124,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/send/stats/engagement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Opens and clicks of tracked mail, all time or over a range (whole hours) */
+        get: operations["getEngagementStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/send/stats/engagement/timeseries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Opens and clicks per hour or day, zero-filled, oldest first */
+        get: operations["getEngagementTimeseries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/messages/{id}": {
         parameters: {
             query?: never;
@@ -1885,6 +1919,425 @@ export interface operations {
             };
         };
     };
+    getEngagementStats: {
+        parameters: {
+            query?: {
+                since?: string;
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description People's opens (Gmail's proxied ones among them), every time. */
+                            opened: number;
+                            /** @description Recipients whose first open by a person fell in the range. */
+                            unique_opened: number;
+                            /** @description People's clicks, every time. */
+                            clicked: number;
+                            /** @description Recipients whose first click by a person fell in the range. */
+                            unique_clicked: number;
+                            /** @description Opens by machines: Apple Mail Privacy Protection's prefetches, scanners (docs/tracking.md). */
+                            machine_opened: number;
+                            /** @description Clicks by machines: link scanners' pre-clicks. */
+                            machine_clicked: number;
+                            /** @description Recipients handed over with open tracking on: what open rates are of. */
+                            tracked_opens: number;
+                            /** @description Recipients handed over with click tracking on: what click rates are of. */
+                            tracked_clicks: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
+    getEngagementTimeseries: {
+        parameters: {
+            query?: {
+                interval?: "hour" | "day";
+                since?: string;
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
+                            bucket_start: string;
+                            /** @description People's opens (Gmail's proxied ones among them), every time. */
+                            opened: number;
+                            /** @description Recipients whose first open by a person fell in the range. */
+                            unique_opened: number;
+                            /** @description People's clicks, every time. */
+                            clicked: number;
+                            /** @description Recipients whose first click by a person fell in the range. */
+                            unique_clicked: number;
+                            /** @description Opens by machines: Apple Mail Privacy Protection's prefetches, scanners (docs/tracking.md). */
+                            machine_opened: number;
+                            /** @description Clicks by machines: link scanners' pre-clicks. */
+                            machine_clicked: number;
+                            /** @description Recipients handed over with open tracking on: what open rates are of. */
+                            tracked_opens: number;
+                            /** @description Recipients handed over with click tracking on: what click rates are of. */
+                            tracked_clicks: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: the sentence names the field, query parameter or header. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The API key is missing or invalid: "Invalid or missing API key". */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The key's scope does not allow this: a sending_access key on another route, or a send from a domain the key may not send from. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8192 bytes. */
+            414: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description The rate limit of the key (or, without a valid key, of the client address) is exceeded: "Rate limit exceeded". */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the message says nothing more ("Internal server error"). */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+            /** @description A dependency did not answer: Redis, for the rate limits ("Service temporarily unavailable"), or the database (the sentence says so, and whether it is out of space). Try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window (SPEC.md §8.1); on a 429 of the workspace's recipients per minute, the recipients allowed. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (on a 429 of the recipients per minute, recipients). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description A human-readable sentence saying what went wrong. */
+                        error: string;
+                        /** @description On a few errors, what to do instead: on the 401 of a request with an Authorization header and no x-api-key, where /v1 takes the key. */
+                        hint?: string;
+                    };
+                };
+            };
+        };
+    };
     getMessage: {
         parameters: {
             query?: never;
@@ -1951,6 +2404,18 @@ export interface operations {
                                     /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
                                     at: string;
                                     detail: string | null;
+                                    /** @description `opened` and `clicked` only (their status is `delivered`: they move no status). */
+                                    engagement?: {
+                                        /** @description `clicked`: the link's original URL. */
+                                        url?: string;
+                                        user_agent: string | null;
+                                        ip: string | null;
+                                        /** @description Made by a machine (a mailbox proxy prefetching, a link scanner), not a person (docs/tracking.md#what-counts-as-a-machine). */
+                                        machine: boolean;
+                                        /** @description `opened`: fetched by a mailbox provider's image proxy as its reader opened the mail (Gmail's). */
+                                        proxy?: boolean;
+                                        machine_rule: string | null;
+                                    };
                                 }[];
                                 attempts: {
                                     attempt: number;
@@ -7638,7 +8103,7 @@ export interface operations {
                             /** @description wh_… */
                             id: string;
                             url: string;
-                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed" | "upstream.down" | "upstream.up")[];
+                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed" | "opened" | "clicked" | "upstream.down" | "upstream.up")[];
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
                             created_at: string;
                             masked_secret: string | null;
@@ -7843,7 +8308,7 @@ export interface operations {
                             /** @description wh_… */
                             id: string;
                             url: string;
-                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed" | "upstream.down" | "upstream.up")[];
+                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed" | "opened" | "clicked" | "upstream.down" | "upstream.up")[];
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
                             created_at: string;
                             /** @description whsec_…: shown only here and at rotation. */
@@ -8086,7 +8551,7 @@ export interface operations {
                             /** @description wh_… */
                             id: string;
                             url: string;
-                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed" | "upstream.down" | "upstream.up")[];
+                            events: ("delivered" | "bounced" | "complained" | "suppressed" | "failed" | "opened" | "clicked" | "upstream.down" | "upstream.up")[];
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:00:00.000Z */
                             created_at: string;
                             masked_secret: string | null;
