@@ -29,6 +29,8 @@ export const MAX_PENDING_HITS = 50_000;
 /** How long the first hit of a batch waits for company, and the most one write takes. */
 const LINGER_MS = 20;
 const MAX_BATCH = 2_000;
+/** Dropping is told at most this often. */
+const DROP_WARNING_MS = 60_000;
 
 export interface EngagementRecorder {
   /** Queues the hit for the next batched write; never waits on the store (the pixel and the redirect answer at once). */
@@ -50,6 +52,7 @@ export interface EngagementRecorder {
 export function createEngagementRecorder(store: Store, log: Pick<Logger, 'warn'>): EngagementRecorder {
   let pending = 0;
   let droppedHits = 0;
+  let warnedAt = -Infinity;
   let idle: Promise<void> = Promise.resolve();
   let settleIdle: (() => void) | undefined;
 
@@ -70,6 +73,10 @@ export function createEngagementRecorder(store: Store, log: Pick<Logger, 'warn'>
     record(hit) {
       if (pending >= MAX_PENDING_HITS) {
         droppedHits++;
+        if (Date.now() - warnedAt >= DROP_WARNING_MS) {
+          warnedAt = Date.now();
+          log.warn({ dropped: droppedHits }, `${MAX_PENDING_HITS} opens and clicks are waiting for the store: new ones are answered and not recorded`);
+        }
         return;
       }
       if (pending === 0) idle = new Promise((resolve) => (settleIdle = resolve));

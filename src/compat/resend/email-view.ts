@@ -26,6 +26,9 @@ const EVENT_NAMES: Record<string, string> = {
   complained: 'complained',
   suppressed: 'suppressed',
   failed: 'failed',
+  // Tracked mail (docs/tracking.md); Resend's own names, machines' opens and clicks among them as in Resend.
+  opened: 'opened',
+  clicked: 'clicked',
 };
 
 /** Hand-overs that are news of their own: a relay took the message (`sent`), or put it off (`delivery_delayed`). */
