@@ -139,6 +139,16 @@ describe('the SDK against a real Mailroom', () => {
       assert.equal(series.data!.reduce((sum, bucket) => sum + bucket.total_sent, 0), stats.data!.total_sent);
       assert.match(series.data![0]!.bucket_start, /^\d{4}-\d\d-\d\dT\d\d:00:00\.000Z$/);
     });
+
+    it('reads the engagement of tracked mail and its time series', async () => {
+      const hour = `${new Date().toISOString().slice(0, 13)}:00:00.000Z`;
+      await t.db.insertInto('engagement_hourly').values({ workspace_id: t.workspaceId, hour, opened: 7, unique_opened: 5, clicked: 3, unique_clicked: 2, machine_opened: 4, machine_clicked: 1, tracked_opens: 20, tracked_clicks: 20 }).execute();
+      const engagement = await mailroom.stats.engagement();
+      assert.deepEqual(engagement.data, { opened: 7, unique_opened: 5, clicked: 3, unique_clicked: 2, machine_opened: 4, machine_clicked: 1, tracked_opens: 20, tracked_clicks: 20 });
+      const series = await mailroom.stats.engagementTimeseries({ interval: 'hour' });
+      assert.equal(series.data!.length, 24);
+      assert.equal(series.data!.find((b) => b.bucket_start === hour)?.unique_opened, 5);
+    });
   });
 
   describe('domains', () => {

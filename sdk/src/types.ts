@@ -37,6 +37,8 @@ export type Stats = Data<'getStats'>;
 export type StatsParams = Query<'getStats'>;
 export type StatsBucket = Data<'getStatsTimeseries'>[number];
 export type TimeseriesParams = Query<'getStatsTimeseries'>;
+export type Engagement = Data<'getEngagementStats'>;
+export type EngagementBucket = Data<'getEngagementTimeseries'>[number];
 
 export type Domain = Data<'listDomains'>[number];
 export type DomainDetail = Data<'createDomain', 201>;
