@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 
 // Open and click tracking (src/tracking/):
 // - domains.open_tracking / click_tracking: the domain's switches (0 or 1, off by default); tracking_domain the
@@ -34,12 +34,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('engagement_firsts_pk', ['message_id', 'recipient_index', 'kind'])
     .execute();
-  // The events of one recipient of a message, for the click rules that look at earlier clicks.
-  await sql`create index message_events_engagement_idx on message_events (message_id, recipient, type) where type in ('opened', 'clicked')`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`drop index message_events_engagement_idx`.execute(db);
   await db.schema.dropTable('engagement_firsts').execute();
   await db.schema.dropTable('engagement_hourly').execute();
   for (const column of ['track_clicks', 'track_opens']) await db.schema.alterTable('messages').dropColumn(column).execute();
