@@ -5,13 +5,13 @@ import { SeriesQuery, StatsQuery } from '../stats/index.js';
 import { WorkspaceParams, workspaceIdOf } from './workspace-access.js';
 
 /**
- * What a workspace's mail did, through the same services as /v1/send/logs and
- * /v1/send/stats: every role reads. The logs answer `{entries, total}` in one
+ * What a workspace's mail did, through the same services as /v1/send/logs,
+ * /v1/send/stats and /v1/send/stats/engagement: every role reads. The logs answer `{entries, total}` in one
  * body (the UI has no use for /v1's X-Total-Count headers), the entries as
  * the JSON text the store wrote.
  */
 export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { logs, stats } = app.services;
+  const { logs, stats, engagement } = app.services;
   const base = '/workspaces/:workspaceId';
 
   app.get(`${base}/logs`, { schema: { params: WorkspaceParams, querystring: LogsQuery }, config: { ability: 'read' } }, async (request, reply) => {
@@ -25,5 +25,9 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(`${base}/stats/timeseries`, { schema: { params: WorkspaceParams, querystring: SeriesQuery }, config: { ability: 'read' } }, async (request, reply) =>
     reply.type('application/json').send(okJson(await stats.timeseries(workspaceIdOf(request), request.query))),
+  );
+
+  app.get(`${base}/engagement`, { schema: { params: WorkspaceParams, querystring: StatsQuery }, config: { ability: 'read' } }, async (request) =>
+    ok(await engagement.totals(workspaceIdOf(request), request.query)),
   );
 };

@@ -1,3 +1,4 @@
+import { EngagementEvent } from './EngagementEvent';
 import { STATUS_BADGE, when, type Attempt, type Recipient, type RecipientEvent } from './types';
 
 /** What each attempt outcome means, in words (the README's delivery table). */
@@ -58,6 +59,7 @@ function AttemptItem({ attempt }: { attempt: Attempt }) {
 }
 
 function EventItem({ event }: { event: RecipientEvent }) {
+  if (event.engagement) return <EngagementEvent event={event} engagement={event.engagement} />;
   return (
     <>
       <div className="timeline-head">

@@ -49,8 +49,24 @@ export interface RecipientEvent {
   type: string;
   status: string;
   at: string;
-  /** The bounce's diagnostic, the failure's error, the suppression's reason, the complaint's feedback type or the delay's cause. */
+  /** The bounce's diagnostic, the failure's error, the suppression's reason, the complaint's feedback type or the delay's cause; a click's URL. */
   detail: string | null;
+  /** `opened` and `clicked`: who asked, and whether a machine did (docs/tracking.md). */
+  engagement?: Engagement;
+}
+
+/** An open's or click's request as tracking recorded it. */
+export interface Engagement {
+  /** `clicked`: the link's original URL. */
+  url?: string;
+  user_agent: string | null;
+  /** The client's network: an IPv4 address truncated to its /24, an IPv6 one to its /48. */
+  ip: string | null;
+  machine: boolean;
+  /** `opened`: fetched by a mailbox provider's image proxy (Gmail's for its reader, Apple's prefetch). */
+  proxy?: boolean;
+  /** The machine rule's id (`apple-mpp`, `soon-after-delivery`, …) or the proxy's (`google-image-proxy`); null for a person's. */
+  machine_rule: string | null;
 }
 
 export interface Attempt {

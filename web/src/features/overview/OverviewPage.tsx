@@ -2,6 +2,8 @@ import { useState } from 'react';
 import { FormError } from '../../components/FormError';
 import type { WorkspacePageProps } from '../../lib/session';
 import { DeliveryRates } from './DeliveryRates';
+import type { Engagement } from './engagement';
+import { EngagementRates } from './EngagementRates';
 import { MailChart } from './MailChart';
 import { PERIODS, periodStart } from './period';
 import { StatFigures } from './StatFigures';
@@ -10,8 +12,9 @@ import { useAnswer } from './use-answer';
 
 /**
  * The landing page: over the chosen period, SPEC.md's six statistics, the
- * mail per hour or day, and the bounce and complaint rates against Amazon
- * SES's review thresholds; each figure and rate a link to the logs it counts.
+ * mail per hour or day, the bounce and complaint rates against Amazon SES's
+ * review thresholds, each figure and rate a link to the logs it counts; and
+ * the open and click rates of tracked mail.
  */
 export function OverviewPage({ workspaceId }: WorkspacePageProps) {
   // The period and the moment it was chosen: re-rendering asks for the same range; choosing again, for a fresh one.
@@ -21,6 +24,7 @@ export function OverviewPage({ workspaceId }: WorkspacePageProps) {
   const query = `since=${encodeURIComponent(since)}`;
   const stats = useAnswer<Stats>(`/workspaces/${workspaceId}/stats?${query}`);
   const series = useAnswer<Bucket[]>(`/workspaces/${workspaceId}/stats/timeseries?interval=${period.interval}&${query}`);
+  const engagement = useAnswer<Engagement>(`/workspaces/${workspaceId}/engagement?${query}`);
 
   return (
     <div className="overview">
@@ -32,10 +36,11 @@ export function OverviewPage({ workspaceId }: WorkspacePageProps) {
           </button>
         ))}
       </div>
-      <FormError message={stats.error ?? series.error} />
+      <FormError message={stats.error ?? series.error ?? engagement.error} />
       <StatFigures stats={stats.data} since={since} periodLabel={period.label} />
       {stats.data?.total_sent === 0 && <p className="muted">No mail sent in this period. Send one with the API (see the README's first send) and it shows here.</p>}
       {stats.data && <DeliveryRates stats={stats.data} since={since} />}
+      {engagement.data && <EngagementRates engagement={engagement.data} />}
       <MailChart buckets={series.data} interval={period.interval} periodLabel={period.label} />
     </div>
   );
