@@ -5,7 +5,9 @@
  * printed beside the same client's on an idle server, measured in alternating rounds. The opens are of
  * 2,000 real tracked messages (each pixel as the worker built it), from browsers' user agents, so each
  * is a person's open and is written. After each round the bench checks that every open answered was
- * recorded (engagement counters), none dropped. Target: ≥ 5,000 opens/s, p99 < 20 ms. See bench/README.md.
+ * recorded (engagement counters), none dropped. The measured rounds offer 5,000 opens/s (BENCH_RATE); one
+ * unpaced round after them shows the most the server records. Target: ≥ 5,000 opens/s recorded with p99
+ * < 20 ms. See bench/README.md.
  */
 import autocannon from 'autocannon';
 import { simpleParser } from 'mailparser';
@@ -18,6 +20,8 @@ const ROUNDS = positiveNumber('BENCH_ROUNDS', 3);
 const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 32);
 const MESSAGES = 2_000;
 const API_RATE = 50;
+/** The opens offered per second in the measured rounds (the target's rate); an unpaced round shows the most. */
+const OPEN_RATE = positiveNumber('BENCH_RATE', 5_000);
 const TARGET_OPENS_PER_S = 5_000;
 const TARGET_P99_MS = 20;
 const FROM = 'Orbit Store <news@sandbox.mailroom.test>';
@@ -80,7 +84,7 @@ interface Round {
   failures: number;
 }
 
-async function openRound(base: string, apiKey: string, pixels: string[], duration: number): Promise<Round> {
+async function openRound(base: string, apiKey: string, pixels: string[], duration: number, paced = true): Promise<Round> {
   let next = 0;
   const before = await recordedOpens(base, apiKey);
   const [opens, api] = await Promise.all([
@@ -88,6 +92,7 @@ async function openRound(base: string, apiKey: string, pixels: string[], duratio
       url: base,
       connections: CONNECTIONS,
       duration,
+      ...(paced ? { overallRate: OPEN_RATE } : {}),
       requests: [{ method: 'GET', setupRequest: (request: any) => ({ ...request, path: pixels[next % pixels.length], headers: { 'user-agent': AGENTS[next++ % AGENTS.length] } }) }],
     }),
     apiClient(base, apiKey, duration),
@@ -134,16 +139,19 @@ async function main(): Promise<number> {
     }
     const opensPerS = median(rounds.map((r) => r.opensPerS));
     const p99 = median(rounds.map((r) => r.p99));
+    const unpaced = await openRound(base, bench.apiKey, pixels, DURATION_S, false);
+    console.log(`  unpaced   opens ${unpaced.opensPerS.toFixed(0).padStart(6)}/s recorded, p99 ${unpaced.p99} ms; API beside them p99 ${unpaced.apiP99} ms`);
     console.log(
       `\nGET /t/o/<token> of ${MESSAGES} tracked messages, browsers' user agents (each open a person's, written): as deployed (worker on), ` +
-        `${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s, Node ${process.version}, store: ${bench.storeName}`,
+        `${CONNECTIONS} connections offering ${OPEN_RATE} opens/s, ${ROUNDS} rounds of ${DURATION_S} s, Node ${process.version}, store: ${bench.storeName}`,
     );
-    console.log(`opens recorded (median)          ${opensPerS.toFixed(0).padStart(6)}/s   p99 ${p99} ms`);
+    console.log(`opens recorded at ${OPEN_RATE}/s offered (median)   ${opensPerS.toFixed(0).padStart(6)}/s   p99 ${p99} ms`);
+    console.log(`opens recorded unpaced (the most, one round)  ${unpaced.opensPerS.toFixed(0).padStart(6)}/s   p99 ${unpaced.p99} ms`);
     console.log(`API at ${API_RATE} req/s, idle server (median)   p99 ${median(idle)} ms`);
     console.log(`API at ${API_RATE} req/s, beside the opens (median) p99 ${median(rounds.map((r) => r.apiP99))} ms`);
     const pass = opensPerS >= TARGET_OPENS_PER_S && p99 < TARGET_P99_MS;
     console.log(`\ntarget: ≥ ${TARGET_OPENS_PER_S} opens/s with p99 < ${TARGET_P99_MS} ms: ${pass ? 'PASS' : 'FAIL'}`);
-    if (rounds.some((r) => r.failures > 0)) throw new BenchError('some requests were not answered 2xx');
+    if ([...rounds, unpaced].some((r) => r.failures > 0)) throw new BenchError('some requests were not answered 2xx');
     return 0;
   } finally {
     await stopChild(child);
@@ -152,4 +160,4 @@ async function main(): Promise<number> {
 }
 
 // Bounded no matter what hangs: start-up, a stuck connection, a child ignoring SIGTERM.
-runBench(main, (WARMUP_S + ROUNDS * (DURATION_S + 5)) * 1000 * 2 + READY_TIMEOUT_MS + 180_000);
+runBench(main, (WARMUP_S + (ROUNDS + 1) * (DURATION_S + 5)) * 1000 * 2 + READY_TIMEOUT_MS + 180_000);

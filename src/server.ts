@@ -11,6 +11,7 @@ import { startInboundReceiver, type InboundReceiver, createInboundReportService,
 import { startSubmissionServer, type SubmissionServer } from './submission/submission-server.js';
 import type { WebhookDispatcher } from './webhooks/index.js';
 import { createAcceptedSendWriter, createThreadedSendWriter } from './sending/index.js';
+import { createThreadedEngagementWriter } from './tracking/index.js';
 import { createStore, createServices, type Services, createLogger, openMigratedDatabase, openSigningKeys, withSecretKey, startDeliveryWorker, startWebhookDispatcher, startDeliveryThread, type DeliveryThread } from './composition/index.js';
 import type { Store } from './db/store.js';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './lib/rate-limiter.js';
@@ -85,6 +86,8 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
   // first: that thread opens the same file and expects the schema); PostgreSQL works in its own
   // processes, and the batching writer on this thread suffices.
   const sendWriter = sqlite ? createThreadedSendWriter(config.dataDir, { backgroundCheckpoints: true }) : createAcceptedSendWriter(store);
+  // Opens and clicks likewise: their batches' commits must not hold the HTTP thread.
+  const engagementWriter = sqlite ? createThreadedEngagementWriter(config.dataDir, { backgroundCheckpoints: true }) : undefined;
   // A scrape's store-wide counts can take tens of milliseconds on SQLite: read on a thread of their own.
   const scrapeReads = sqlite ? createSqliteReader(config.dataDir, (error) => startLog.warn({ err: error.message }, 'SQLite read thread failed; started again at the next scrape')) : undefined;
   // Provider trouble is counted by the worker, which starts after the metrics: read through it at scrape time.
@@ -103,6 +106,7 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
     await sendWriter.close();
     // Opens and clicks answered already are written before the store closes.
     await services?.tracking.recorder.flush();
+    await engagementWriter?.close();
     await scrapeReads?.close();
     await checkpointer?.stop();
     await db.destroy();
@@ -123,6 +127,7 @@ export async function openRuntime(givenConfig: Config, options: RuntimeOptions =
       : undefined;
   services = createServices(store, config, {
     sendWriter,
+    ...(engagementWriter ? { engagementWriter } : {}),
     // A send accepted here is looked at at once, not at the next poll.
     onSendAccepted: worker ? () => worker.wake() : options.onSendAccepted,
     rateLimiter: redis ? createRedisRateLimiter(redis, config.redisKeyPrefix) : createMemoryRateLimiter(),

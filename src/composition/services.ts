@@ -16,7 +16,7 @@ import { createUpstreamService } from '../upstreams/index.js';
 import { createByteBudget } from '../lib/byte-budget.js';
 import { createSesEventsService } from '../ses-events/index.js';
 import { createTemplateRenderService, createTemplateService } from '../templates/index.js';
-import { createEngagementStats, createTrackingService } from '../tracking/index.js';
+import { createEngagementStats, createTrackingService, type EngagementWriter } from '../tracking/index.js';
 import { createLogger } from './store-runtime.js';
 
 export interface ServiceOptions {
@@ -25,6 +25,8 @@ export interface ServiceOptions {
   healthChecks?: Record<string, () => Promise<unknown>>;
   /** How accepted sends reach the store; by default batched on this thread (see server.ts for the SQLite one). */
   sendWriter?: AcceptedSendWriter;
+  /** Where opens and clicks are written; by default batched on this thread (see server.ts for the SQLite one). */
+  engagementWriter?: EngagementWriter;
   /** Hears of every send accepted with someone to deliver to, once it is durable. */
   onSendAccepted?: () => void;
   /** How webhook hosts are resolved for the SSRF check; the system's resolver by default. */
@@ -61,7 +63,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     suppressions: createSuppressionService(store),
     templates: createTemplateService(store),
     templateRendering,
-    tracking: createTrackingService(store, config, { rateLimiter, log: createLogger(config).child({ component: 'tracking' }) }),
+    tracking: createTrackingService(store, config, { rateLimiter, log: createLogger(config).child({ component: 'tracking' }), writer: options.engagementWriter }),
     webhooks: createWebhookService(store, config, { resolveHost: options.resolveHost }),
     upstreams: createUpstreamService(store, config, { resolveHost: options.resolveHost }),
     workspaces: createWorkspaceService(store),

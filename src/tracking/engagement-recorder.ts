@@ -49,7 +49,12 @@ export interface EngagementRecorder {
  * hit whose message is gone, or whose content has expired (tracking data
  * follows the content's retention), is not recorded.
  */
-export function createEngagementRecorder(store: Store, log: Pick<Logger, 'warn'>): EngagementRecorder {
+export function createEngagementRecorder(
+  store: Store,
+  log: Pick<Logger, 'warn'>,
+  /** Where batches are written: here by default; on SQLite, a thread of their own (threaded-engagement-writer.ts). */
+  write: (hits: EngagementHit[]) => Promise<void> = (hits) => writeHits(store, hits),
+): EngagementRecorder {
   let pending = 0;
   let droppedHits = 0;
   let warnedAt = -Infinity;
@@ -59,7 +64,7 @@ export function createEngagementRecorder(store: Store, log: Pick<Logger, 'warn'>
   const enqueue = createBatchQueue<EngagementHit>(
     async (batch) => {
       try {
-        await writeHits(store, batch);
+        await write(batch);
       } finally {
         pending -= batch.length;
         if (pending === 0) settleIdle?.();
@@ -88,7 +93,8 @@ export function createEngagementRecorder(store: Store, log: Pick<Logger, 'warn'>
   };
 }
 
-async function writeHits(store: Store, hits: EngagementHit[]): Promise<void> {
+/** One batch: its messages read once, then its events, first opens and clicks and counters in one transaction. */
+export async function writeHits(store: Store, hits: EngagementHit[]): Promise<void> {
   const messageIds = [...new Set(hits.map((h) => h.target.messageId))];
   const messages = new Map((await store.engagement.messagesFor(messageIds)).map((m) => [m.id, m]));
   const clicked = hits.some((h) => h.kind === 'click') ? await store.engagement.handedOverAt(messageIds.filter((id) => messages.has(id))) : new Map<string, string>();

@@ -20,3 +20,4 @@ export { default as trackingRoutes } from './tracking-routes.js';
 export { createTrackingService, type TrackingService } from './tracking-service.js';
 export { default as engagementRoutes } from './engagement-routes.js';
 export { createEngagementStats, type Engagement, type EngagementBucket } from './engagement-stats.js';
+export { createThreadedEngagementWriter, type EngagementWriter } from './threaded-engagement-writer.js';

@@ -7,6 +7,7 @@ import { RateLimitError } from '../lib/errors.js';
 import type { RateLimiter } from '../lib/rate-limiter.js';
 import { createEngagementRecorder, type EngagementRecorder } from './engagement-recorder.js';
 import { createTrackedLinks } from './tracked-links.js';
+import type { EngagementWriter } from './threaded-engagement-writer.js';
 import { deriveTrackingKey, readTrackingToken } from './tracking-token.js';
 
 /** A request for a tracked address, as the routes read it. */
@@ -40,9 +41,9 @@ export interface TrackingService {
 export function createTrackingService(
   store: Store,
   config: Pick<Config, 'secretKey' | 'rateLimits'>,
-  deps: { rateLimiter: RateLimiter; log: Pick<Logger, 'warn'> },
+  deps: { rateLimiter: RateLimiter; log: Pick<Logger, 'warn'>; writer?: EngagementWriter },
 ): TrackingService {
-  const recorder = createEngagementRecorder(store, deps.log);
+  const recorder = createEngagementRecorder(store, deps.log, deps.writer ? (hits) => deps.writer!.write(hits) : undefined);
   const linksOf = createTrackedLinks(store);
   let key: Promise<Buffer> | undefined;
   // The same key the worker signs with (composition/store-runtime.ts), read at the first tracked request.
