@@ -70,9 +70,14 @@ export function createTrackingService(
   return {
     recorder,
     async open(request) {
-      const target = readTrackingToken(await keyOf(), 'o', request.token);
-      if (!target || !(await budget(request.address)).allowed) return;
-      recorder.record({ kind: 'open', target, method: request.method, userAgent: request.userAgent, address: request.address, at: Date.now() });
+      try {
+        const target = readTrackingToken(await keyOf(), 'o', request.token);
+        if (!target || !(await budget(request.address)).allowed) return;
+        recorder.record({ kind: 'open', target, method: request.method, userAgent: request.userAgent, address: request.address, at: Date.now() });
+      } catch (error) {
+        // The store or Redis away (the key, the budget): the pixel is answered all the same, the open not recorded.
+        deps.log.warn({ err: (error as Error).message }, 'could not record an open');
+      }
     },
     async click(request) {
       const target = readTrackingToken(await keyOf(), 'c', request.token);
