@@ -46,8 +46,11 @@ const EXPENSIVE_MS = 25;
  * answer kept for its Idempotency-Key; and the migrations' own bookkeeping.
  */
 const WRITTEN_WHEN_REFUSED = new Set(['sign_in_failures', 'idempotency_keys', 'mailroom_migrations', 'mailroom_migrations_lock']);
-/** Routes that answer without the envelope: the probes, the scrape and the OpenAPI document (docs/api.md, SPEC.md §4.9). */
-const BARE_ROUTES = new Set([HEALTH_PATH, LIVENESS_PATH, READINESS_PATH, METRICS_PATH, OPENAPI_PATH]);
+/**
+ * Routes that answer without the envelope: the probes, the scrape and the OpenAPI document (docs/api.md, SPEC.md §4.9),
+ * and the tracked addresses, opened by mail clients and browsers: an image, a redirect or a plain page (docs/tracking.md).
+ */
+const BARE_ROUTES = new Set([HEALTH_PATH, LIVENESS_PATH, READINESS_PATH, METRICS_PATH, OPENAPI_PATH, '/t/o/:token', '/t/c/:token']);
 /** Requests one dashboard session makes before the next takes over: under its 600 a minute (DASHBOARD_REQUESTS_PER_MIN). */
 const SESSION_REQUESTS = 500;
 
