@@ -28,7 +28,13 @@ function unsubscribeTargets(headers: string | null): Set<string> {
   if (!headers) return targets;
   for (const [name, value] of JSON.parse(headers) as [string, string][]) {
     if (name.toLowerCase() !== 'list-unsubscribe') continue;
-    for (const match of value.matchAll(/<([^>]*)>/g)) targets.add(match[1]!.trim());
+    // Each `<…>` in turn, by hand: a pattern would rescan to the end from every `<` of a value without `>`.
+    for (let at = value.indexOf('<'); at !== -1; ) {
+      const end = value.indexOf('>', at + 1);
+      if (end === -1) break;
+      targets.add(value.slice(at + 1, end).trim());
+      at = value.indexOf('<', end + 1);
+    }
   }
   return targets;
 }
