@@ -70,7 +70,9 @@ describe('a reader opens tracked mail and follows its link in Chromium', () => {
     const messageId = ((await sent.json()) as { data: { message_id: string } }).data.message_id;
     await waitFor(() => sink.received.length === 1, 'the message at the relay');
     const html = String((await simpleParser(sink.received[0]!.raw)).html);
-    // A reader opens it a minute after it arrived, not within the seconds a scanner follows links in.
+    // A reader opens it a minute after it arrived, not within the seconds a scanner follows links in. The relay has
+    // the message before the worker records the hand-over: wait for that record, then move it back a minute.
+    await waitFor(() => ws.db.selectFrom('delivery_attempts').select('id').where('message_id', '=', messageId).where('outcome', '=', 'accepted').executeTakeFirst(), 'the hand-over recorded');
     await ws.db.updateTable('delivery_attempts').set({ created_at: new Date(Date.now() - 60_000).toISOString() }).where('message_id', '=', messageId).execute();
 
     const page = await (await browser.browser.newContext({ userAgent: READER })).newPage();

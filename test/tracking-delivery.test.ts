@@ -91,6 +91,8 @@ describe('tracked mail through serve and a real relay', () => {
     assert.equal(sent.status, 200, JSON.stringify(sent.body));
     messageId = (sent.body.data as { message_id: string }).message_id;
     await waitFor(() => sink.received.length === 2, 'both copies at the relay');
+    // The relay has the copies before the worker records their hand-overs, which the click rules read.
+    await waitFor(async () => (await ws.db.selectFrom('delivery_attempts').select('id').where('message_id', '=', messageId).where('outcome', '=', 'accepted').execute()).length === 2, 'the hand-overs recorded');
     for (const received of sink.received) {
       const parsed = await simpleParser(received.raw);
       copies.set(received.envelope.rcptTo[0]!.address, { raw: received.raw, html: String(parsed.html), text: parsed.text ?? '' });
