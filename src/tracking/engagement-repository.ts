@@ -6,9 +6,9 @@ import type { EngagementFirstsTable, EngagementHourlyTable, MessagesTable } from
 export type EngagedMessage = Pick<MessagesTable, 'id' | 'workspace_id' | 'from_address' | 'subject' | 'tags' | 'recipients' | 'cc' | 'bcc' | 'content_expired_at'>;
 
 /** The counters of engagement_hourly, in the order GET /v1/send/stats/engagement lists them, then the rates' denominators. */
-export const ENGAGEMENT_COUNTS = ['opened', 'unique_opened', 'clicked', 'unique_clicked', 'machine_opened', 'machine_clicked'] as const;
-export const TRACKED_COUNTS = ['tracked_opens', 'tracked_clicks'] as const;
-const ALL_COUNTS = [...ENGAGEMENT_COUNTS, ...TRACKED_COUNTS] as const;
+const ENGAGEMENT_COUNTS = ['opened', 'unique_opened', 'clicked', 'unique_clicked', 'machine_opened', 'machine_clicked'] as const;
+const TRACKED_COUNTS = ['tracked_opens', 'tracked_clicks'] as const;
+export const ALL_COUNTS = [...ENGAGEMENT_COUNTS, ...TRACKED_COUNTS] as const;
 export type EngagementCount = (typeof ALL_COUNTS)[number];
 
 /** What one transaction adds to one workspace's hour. */

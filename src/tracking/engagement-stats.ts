@@ -1,13 +1,13 @@
 import type { Store } from '../db/store.js';
 import { addMs, ceilTo, DAY_MS, floorTo, HOUR_MS, parseRange } from '../lib/time-range.js';
 import { seriesRange } from '../stats/index.js';
-import { ENGAGEMENT_COUNTS, type EngagementSums } from './engagement-repository.js';
+import { ALL_COUNTS, type EngagementSums } from './engagement-repository.js';
 
 /** GET /v1/send/stats/engagement: opens and clicks, then the recipients handed over with tracking on (what rates are of). */
 export type Engagement = EngagementSums;
 export type EngagementBucket = Engagement & { bucket_start: string };
 
-const zero = (): Engagement => Object.fromEntries([...ENGAGEMENT_COUNTS, 'tracked_opens', 'tracked_clicks'].map((c) => [c, 0])) as Engagement;
+const zero = (): Engagement => Object.fromEntries(ALL_COUNTS.map((c) => [c, 0])) as Engagement;
 
 /**
  * Engagement counted per hour (engagement_hourly): a range's ends are widened
@@ -34,7 +34,7 @@ export function createEngagementStats(store: Pick<Store, 'engagement'>, now: () 
       for (const row of await store.engagement.hours(workspaceId, since, until)) {
         const bucket = buckets[Math.floor((Date.parse(row.hour) - Date.parse(since)) / step)];
         if (!bucket) continue;
-        for (const column of Object.keys(zero()) as (keyof Engagement)[]) bucket[column] += row[column];
+        for (const column of ALL_COUNTS) bucket[column] += row[column];
       }
       return buckets;
     },

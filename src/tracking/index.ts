@@ -14,7 +14,7 @@ export {
 } from './machine-rules.js';
 export { trackedHtmlFor, trackedLinksOf, trackingBaseUrl, type MessageTracking, type TrackableMessage, type TrackingHost } from './message-tracking.js';
 export { deriveTrackingKey, readTrackingToken, trackingToken, type TrackedTarget } from './tracking-token.js';
-export { createEngagementRepository, ENGAGEMENT_COUNTS, hourOf, type EngagementDelta } from './engagement-repository.js';
+export { createEngagementRepository, hourOf, type EngagementDelta } from './engagement-repository.js';
 export { createEngagementRecorder, type EngagementHit, type EngagementRecorder } from './engagement-recorder.js';
 export { default as trackingRoutes } from './tracking-routes.js';
 export { createTrackingService, type TrackingService } from './tracking-service.js';
